@@ -1,0 +1,1 @@
+"""The model layer: messages, records, usage, catalog and the provider wire formats."""

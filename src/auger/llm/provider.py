@@ -1,0 +1,106 @@
+"""What a provider is: a request in, a stream of provider records out."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from auger.llm.messages import Message
+from auger.llm.records import Record
+from auger.llm.usage import Pricing, Usage
+
+APIS = ("messages", "responses", "chat-completions", "scripted")
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """A model as the catalog (or settings) describes it."""
+
+    provider: str
+    name: str
+    api: str
+    context_window: int = 128_000
+    max_output: int = 16_384
+    pricing: Pricing | None = None
+    reasoning: bool = False
+
+    @property
+    def id(self) -> str:
+        """`provider/name`."""
+        return f"{self.provider}/{self.name}"
+
+    def price(self, usage: Usage) -> Usage:
+        """`usage` with its cost filled in, or left `None` when the model is not priced."""
+        if self.pricing is None:
+            return usage
+        return replace(usage, cost=self.pricing.price(usage))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"provider": self.provider, "name": self.name, "api": self.api}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as a model sees it: a name, a description and a JSON schema for its input."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One model call. `reasoning` is an effort (`low`, `medium`, `high`) or `None` for off."""
+
+    model: Model
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    max_tokens: int | None = None
+    reasoning: str | None = None
+
+
+class Exchange(Protocol):
+    """Hooks the runtime lends a provider for one HTTP attempt."""
+
+    async def before_request(
+        self, url: str, headers: dict[str, str], body: dict[str, Any]
+    ) -> tuple[dict[str, str], dict[str, Any]]:
+        """May change the headers and body about to be sent."""
+        ...
+
+    async def after_response(self, url: str, status: int, headers: dict[str, str]) -> None:
+        """Observes the response status and headers."""
+        ...
+
+
+class PassThrough:
+    """An exchange that changes nothing."""
+
+    async def before_request(
+        self, url: str, headers: dict[str, str], body: dict[str, Any]
+    ) -> tuple[dict[str, str], dict[str, Any]]:
+        """Send as is."""
+        return headers, body
+
+    async def after_response(self, url: str, status: int, headers: dict[str, str]) -> None:
+        """Nothing to observe."""
+
+
+class Provider(Protocol):
+    """Streams the records of one model response; raises `ProviderError` on failure.
+
+    A stream that ends without its terminal event raises `ProviderError("incomplete", …)`.
+    """
+
+    name: str
+
+    def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+        """The records of one attempt."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...

@@ -1,0 +1,169 @@
+"""Every stream record of SPEC §1: the provider records, and the runtime's own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from auger.llm.records import (
+    FINISH_REASONS,
+    PROVIDER_RECORDS,
+    FinishReasonDone,
+    ReasoningDelta,
+    ReasoningDone,
+    Record,
+    TextDelta,
+    TextDone,
+    TokenUsageDone,
+    ToolCallDelta,
+    ToolCallDone,
+    plain,
+)
+from auger.llm.usage import Usage
+from auger.tools.base import ToolResponse
+
+__all__ = [
+    "FINISH_REASONS",
+    "PROVIDER_RECORDS",
+    "STOP_REASONS",
+    "AfterToolCall",
+    "BeforeToolCall",
+    "CommandOutput",
+    "Compact",
+    "FinishReasonDone",
+    "JobExit",
+    "Notify",
+    "ReasoningDelta",
+    "ReasoningDone",
+    "Record",
+    "SessionEnd",
+    "SessionStart",
+    "SkillActivated",
+    "TextDelta",
+    "TextDone",
+    "TokenUsageDone",
+    "ToolCallDelta",
+    "ToolCallDone",
+    "TurnEnd",
+    "plain",
+]
+
+STOP_REASONS = frozenset(
+    {
+        "completed",
+        "length",
+        "max_steps",
+        "guardrail_blocked",
+        "context_window",
+        "content_filter",
+        "error",
+        "cancelled",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStart(Record):
+    """Opens the first prompt of a new or restored session, and the first after a rebuild."""
+
+    type: ClassVar[str] = "session_start"
+    id: str
+    reason: str
+    root: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEnd(Record):
+    """Opens the first prompt after a rebuild (`reload`); `close` reaches only handlers."""
+
+    type: ClassVar[str] = "session_end"
+    reason: str
+    root: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommandOutput(Record):
+    """A command called `ctx.say(text)`."""
+
+    type: ClassVar[str] = "command_output"
+    command: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillActivated(Record):
+    """A skill was run with `/skill:<name>`."""
+
+    type: ClassVar[str] = "skill_activated"
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notify(Record):
+    """A notice for the user; `level` is `info`, `warning` or `error`."""
+
+    type: ClassVar[str] = "notify"
+    message: str
+    level: str = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class BeforeToolCall(Record):
+    """A tool is about to run with `args`; `at` is a monotonic timestamp in seconds."""
+
+    type: ClassVar[str] = "before_tool_call"
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class AfterToolCall(Record):
+    """A tool call has finished; `duration` is how long the tool itself ran."""
+
+    type: ClassVar[str] = "after_tool_call"
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+    result: ToolResponse
+    at: float
+    duration: float
+
+
+@dataclass(frozen=True, slots=True)
+class JobExit(Record):
+    """The model is told a background job exited."""
+
+    type: ClassVar[str] = "job_exit"
+    job_id: str
+    command: str
+    exit_status: int | None
+    signal: int | None
+    duration: float
+    output_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Compact(Record):
+    """The conversation was compacted."""
+
+    type: ClassVar[str] = "compact"
+    dropped: int
+    kept: int
+    automatic: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnd(Record):
+    """Always the last record of a prompt. In `to_dict()` the cost is `usage`'s `cost` key."""
+
+    type: ClassVar[str] = "turn_end"
+    stop_reason: str
+    usage: Usage
+    text: str = ""
+
+    @property
+    def cost(self) -> float | None:
+        """The turn's price in USD, or `None` when the model is not priced."""
+        return self.usage.cost

@@ -1,0 +1,241 @@
+"""The Tool protocol: a name, a description, a JSON schema, and an async `run`."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import types
+import typing
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Union, get_args, get_origin
+
+from auger.llm.messages import ImagePart
+from auger.llm.provider import ToolSpec
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResponse:
+    """What a tool call returned: the text the model is told, and an `error_type` on failure."""
+
+    content: str
+    error_type: str | None = None
+    images: tuple[ImagePart, ...] = ()
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the call failed."""
+        return self.error_type is not None
+
+    @classmethod
+    def error(cls, error_type: str, content: str) -> ToolResponse:
+        """A failed call."""
+        return cls(content, error_type)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (images are counted, not inlined)."""
+        out: dict[str, Any] = {
+            "content": self.content,
+            "error_type": self.error_type,
+            "is_error": self.is_error,
+        }
+        if self.images:
+            out["images"] = len(self.images)
+        return out
+
+
+class ToolError(Exception):
+    """Raised inside a tool to fail the call with an `error_type` the model sees."""
+
+    def __init__(self, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.message = message
+
+
+class JobsLike(typing.Protocol):
+    """The background-jobs registry a tool may use (see `auger.tools.jobs`)."""
+
+    def kill_all(self) -> None:
+        """Stop every job still running."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """What a running tool may know about where it runs."""
+
+    cwd: Path
+    env: Mapping[str, str]
+    call_id: str = ""
+    home: Path | None = None
+    jobs: Any = None
+    supports_images: bool = True
+
+    def resolve(self, path: str) -> Path:
+        """`path` made absolute against the session's cwd (`~` expanded)."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else self.cwd / p
+
+
+Runner = Callable[[dict[str, Any], ToolContext], Awaitable["ToolResponse | str"]]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool the model can call. `run(args, ctx)` returns a `ToolResponse` or plain text."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    run: Runner = field(repr=False)
+
+    @property
+    def spec(self) -> ToolSpec:
+        """What the model is shown."""
+        return ToolSpec(self.name, self.description, self.parameters)
+
+
+_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _schema_for(annotation: Any) -> dict[str, Any]:
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        options = [a for a in get_args(annotation) if a is not type(None)]
+        if len(options) == 1:
+            return _schema_for(options[0])
+        return {"anyOf": [_schema_for(a) for a in options]}
+    if origin is Literal:
+        values = list(get_args(annotation))
+        return {"type": _JSON_TYPES.get(type(values[0]), "string"), "enum": values}
+    if origin in (list, tuple, typing.Sequence) or annotation in (list, tuple):
+        args = get_args(annotation)
+        return {"type": "array", "items": _schema_for(args[0])} if args else {"type": "array"}
+    if origin in (dict, typing.Mapping) or annotation is dict:
+        return {"type": "object"}
+    if typing.is_typeddict(annotation):
+        hints = typing.get_type_hints(annotation)
+        required = sorted(getattr(annotation, "__required_keys__", hints))
+        return {
+            "type": "object",
+            "properties": {k: _schema_for(v) for k, v in hints.items()},
+            "required": required,
+        }
+    if annotation in _JSON_TYPES:
+        return {"type": _JSON_TYPES[annotation]}
+    return {}
+
+
+_ARG_LINE = re.compile(r"^(\s*)(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
+
+
+def _doc_parts(doc: str) -> tuple[str, dict[str, str]]:
+    """The description and the per-argument texts of a Google-style docstring."""
+    summary: list[str] = []
+    params: dict[str, str] = {}
+    arg_indent: int | None = None
+    in_args = False
+    last = ""
+    for line in inspect.cleandoc(doc).splitlines():
+        if line.strip() in ("Args:", "Arguments:", "Parameters:"):
+            in_args = True
+            continue
+        if not in_args:
+            summary.append(line)
+            continue
+        if not line.strip():
+            in_args = False
+            continue
+        match = _ARG_LINE.match(line)
+        indent = len(line) - len(line.lstrip())
+        if match and (arg_indent is None or indent == arg_indent):
+            arg_indent = indent
+            last = match.group(2)
+            params[last] = match.group(3).strip()
+        elif last:
+            params[last] += " " + line.strip()
+    return "\n".join(summary).strip(), params
+
+
+def schema_from_signature(fn: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
+    """The description and JSON schema derived from `fn`'s docstring and type hints.
+
+    A parameter named `ctx` receives the `ToolContext` and is not part of the schema.
+    """
+    description, arg_docs = _doc_parts(fn.__doc__ or "")
+    hints = typing.get_type_hints(fn)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for name, param in inspect.signature(fn).parameters.items():
+        if name == "ctx" or param.kind in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
+            continue
+        schema = _schema_for(hints.get(name, Any))
+        if name in arg_docs:
+            schema["description"] = arg_docs[name]
+        properties[name] = schema
+        if param.default is inspect.Parameter.empty:
+            required.append(name)
+    return description, {"type": "object", "properties": properties, "required": required}
+
+
+def _check_args(schema: dict[str, Any], args: dict[str, Any]) -> str | None:
+    missing = [k for k in schema.get("required", []) if k not in args]
+    if missing:
+        return "missing required argument" + ("s " if len(missing) > 1 else " ") + ", ".join(
+            missing
+        )
+    properties = schema.get("properties", {})
+    for key, value in args.items():
+        expected = properties.get(key, {}).get("type")
+        if expected is None:
+            continue
+        ok = {
+            "string": isinstance(value, str),
+            "integer": isinstance(value, int) and not isinstance(value, bool),
+            "number": isinstance(value, int | float) and not isinstance(value, bool),
+            "boolean": isinstance(value, bool),
+            "array": isinstance(value, list),
+            "object": isinstance(value, dict),
+        }.get(expected, True)
+        if not ok and not (value is None and key not in schema.get("required", [])):
+            return f"argument {key!r} must be of type {expected}, got {type(value).__name__}"
+    return None
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parameters: dict[str, Any] | None = None,
+) -> Any:
+    """Make a `Tool` from a function (plain or async), its schema from type hints and docstring.
+
+    Usable bare (`@tool`) or with options (`@tool(name="x")`). Arguments are checked against
+    the schema's required keys and basic types before the function runs; a failure is a
+    `validation_error` the model sees.
+    """
+
+    def build(func: Callable[..., Any]) -> Tool:
+        derived_description, derived_schema = schema_from_signature(func)
+        schema = parameters or derived_schema
+        wants_ctx = "ctx" in inspect.signature(func).parameters
+        accepted = set(schema.get("properties", {}))
+        is_async = inspect.iscoroutinefunction(func)
+
+        async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResponse | str:
+            problem = _check_args(schema, args)
+            if problem:
+                return ToolResponse.error("validation_error", f"{tool_name}: {problem}")
+            kwargs = {k: v for k, v in args.items() if k in accepted or parameters is not None}
+            if wants_ctx:
+                kwargs["ctx"] = ctx
+            result = func(**kwargs)
+            return await result if is_async else result
+
+        tool_name = name or func.__name__
+        return Tool(tool_name, description or derived_description, schema, run)
+
+    return build if fn is None else build(fn)
