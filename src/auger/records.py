@@ -156,12 +156,17 @@ class Compact(Record):
 
 @dataclass(frozen=True, slots=True)
 class TurnEnd(Record):
-    """Always the last record of a prompt. In `to_dict()` the cost is `usage`'s `cost` key."""
+    """Always the last record of a prompt. In `to_dict()` the cost is `usage`'s `cost` key.
+
+    `error` (`kind`, `message`), present only when the turn failed, says why.
+    """
 
     type: ClassVar[str] = "turn_end"
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"error"})
     stop_reason: str
     usage: Usage
     text: str = ""
+    error: dict[str, str] | None = None
 
     @property
     def cost(self) -> float | None:

@@ -28,6 +28,7 @@ class Record:
     Fields named in `_omit_none` are left out of `to_dict()` while they are `None`.
     """
 
+    __slots__ = ()
     type: ClassVar[str] = "record"
     _omit_none: ClassVar[frozenset[str]] = frozenset()
     _names: ClassVar[tuple[str, ...]] = ()

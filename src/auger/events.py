@@ -1,0 +1,348 @@
+"""Extension events of SPEC §2: payloads, and what a handler's return value may change.
+
+Each event is an immutable value. `apply(value)` returns the event as changed by a handler's
+return value, or `None` when that kind of value means nothing for this event (the bus then
+warns). An event whose `settled` is true ends the chain (a blocked tool call).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from auger.llm.messages import Message
+from auger.llm.records import Record
+from auger.llm.usage import Usage
+
+
+class Event(Record):
+    """Base of the extension events; observe-only unless `apply` says otherwise."""
+
+    __slots__ = ()
+
+    def apply(self, value: Any) -> Event | None:
+        """The event as changed by `value`, or `None` if `value` is not accepted."""
+        return None
+
+    @property
+    def settled(self) -> bool:
+        """Whether the chain ends here."""
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class Input(Event):
+    """What was typed. A string replaces it; `False` swallows it."""
+
+    type: ClassVar[str] = "input"
+    text: str
+
+    def apply(self, value: Any) -> Event | None:
+        """A string replaces the text."""
+        return replace(self, text=value) if isinstance(value, str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class UserBash(Event):
+    """A `!command` typed in the terminal."""
+
+    type: ClassVar[str] = "user_bash"
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStart(Event):
+    """A turn begins."""
+
+    type: ClassVar[str] = "turn_start"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Idle(Event):
+    """The runtime is waiting for input."""
+
+    type: ClassVar[str] = "idle"
+
+
+@dataclass(frozen=True, slots=True)
+class MessageEvent(Event):
+    """One finished block of the model's answer: `kind` is `text` or `reasoning`."""
+
+    type: ClassVar[str] = "message"
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class BeforeRequest(Event):
+    """The turn's message is about to be stored; a string is appended to it."""
+
+    type: ClassVar[str] = "before_request"
+    prompt: str
+    messages: int
+
+    def apply(self, value: Any) -> Event | None:
+        """A string is appended to the prompt."""
+        if not isinstance(value, str):
+            return None
+        return replace(self, prompt=f"{self.prompt}\n\n{value}" if self.prompt else value)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEvent(Event):
+    """A tool call is about to run. A string or `False` blocks it; a dict replaces `input`."""
+
+    type: ClassVar[str] = "tool_call"
+    name: str
+    input: dict[str, Any]
+    call_id: str
+    blocked: str | None = field(default=None, repr=False)
+
+    def apply(self, value: Any) -> Event | None:
+        """A string blocks; a dict replaces the input."""
+        if isinstance(value, str):
+            return replace(self, blocked=value)
+        if isinstance(value, dict):
+            return replace(self, input=value)
+        return None
+
+    @property
+    def settled(self) -> bool:
+        """The first block wins."""
+        return self.blocked is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The payload, without the internal block marker."""
+        return {"type": self.type, "name": self.name, "input": self.input, "call_id": self.call_id}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStart(Event):
+    """A tool starts running."""
+
+    type: ClassVar[str] = "tool_start"
+    name: str
+    input: dict[str, Any]
+    call_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolEnd(Event):
+    """A tool finished. A string replaces what the model is told it returned."""
+
+    type: ClassVar[str] = "tool_end"
+    name: str
+    input: dict[str, Any]
+    call_id: str
+    ok: bool
+    result: str
+    detail: Any
+    elapsed_ms: float
+
+    def apply(self, value: Any) -> Event | None:
+        """A string replaces the result text."""
+        return replace(self, result=value) if isinstance(value, str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSelect(Event):
+    """A model was chosen."""
+
+    type: ClassVar[str] = "model_select"
+    model: str
+    variant: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UsageEvent(Event):
+    """The usage of one model response, and how many tokens the next request will carry."""
+
+    type: ClassVar[str] = "usage"
+    input: int
+    output: int
+    cached: int
+    cost: float | None
+    context_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningEvent(Event):
+    """A finished reasoning block and how long it took."""
+
+    type: ClassVar[str] = "reasoning"
+    text: str
+    elapsed_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent(Event):
+    """Something failed."""
+
+    type: ClassVar[str] = "error"
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Context(Event):
+    """The messages one model call is about to send (a copy). A list replaces them."""
+
+    type: ClassVar[str] = "context"
+    messages: list[Message]
+    step: int
+
+    def apply(self, value: Any) -> Event | None:
+        """A list of messages replaces what this call sends."""
+        return replace(self, messages=list(value)) if isinstance(value, list) else None
+
+
+@dataclass(frozen=True, slots=True)
+class BeforeProviderRequest(Event):
+    """An HTTP request to a provider. A dict's `headers` merge over; its `body` replaces."""
+
+    type: ClassVar[str] = "before_provider_request"
+    url: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    def apply(self, value: Any) -> Event | None:
+        """Merge headers, replace the body."""
+        if not isinstance(value, dict) or not ({"headers", "body"} & value.keys()):
+            return None
+        headers = self.headers | dict(value.get("headers") or {})
+        return replace(self, headers=headers, body=value.get("body", self.body))
+
+
+@dataclass(frozen=True, slots=True)
+class AfterProviderResponse(Event):
+    """A provider answered."""
+
+    type: ClassVar[str] = "after_provider_response"
+    url: str
+    status: int
+    headers: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStart(Event):
+    """The agent starts working on a prompt."""
+
+    type: ClassVar[str] = "agent_start"
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEnd(Event):
+    """The agent finished a prompt."""
+
+    type: ClassVar[str] = "agent_end"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class BeforeAgentStart(Event):
+    """A string replaces the prompt; `False` cancels the turn; a dict replaces either field."""
+
+    type: ClassVar[str] = "before_agent_start"
+    prompt: str
+    system_prompt: str
+
+    def apply(self, value: Any) -> Event | None:
+        """Replace the prompt or the system prompt."""
+        if isinstance(value, str):
+            return replace(self, prompt=value)
+        if isinstance(value, dict) and ({"prompt", "system_prompt"} & value.keys()):
+            return replace(
+                self,
+                prompt=value.get("prompt", self.prompt),
+                system_prompt=value.get("system_prompt", self.system_prompt),
+            )
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionBeforeCompact(Event):
+    """Compaction is about to run. `False` cancels; a dict supplies `summary` or `instruction`."""
+
+    type: ClassVar[str] = "session_before_compact"
+    automatic: bool
+    instruction: str | None = None
+    summary: str | None = field(default=None, repr=False)
+
+    def apply(self, value: Any) -> Event | None:
+        """Supply a summary or an instruction."""
+        if isinstance(value, dict) and ({"summary", "instruction"} & value.keys()):
+            return replace(
+                self,
+                summary=value.get("summary", self.summary),
+                instruction=value.get("instruction", self.instruction),
+            )
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionBeforeFork(Event):
+    """A fork is about to happen; `False` cancels it."""
+
+    type: ClassVar[str] = "session_before_fork"
+    id: str
+    at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionBeforeSwitch(Event):
+    """A switch to another session is about to happen; `False` cancels it."""
+
+    type: ClassVar[str] = "session_before_switch"
+    from_: str
+    to: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """`from_` is `from` in JSON."""
+        return {"type": self.type, "from": self.from_, "to": self.to}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionShutdown(Event):
+    """The process is about to exit; awaited."""
+
+    type: ClassVar[str] = "session_shutdown"
+    root: str
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    Input,
+    UserBash,
+    TurnStart,
+    Idle,
+    MessageEvent,
+    BeforeRequest,
+    ToolCallEvent,
+    ToolStart,
+    ToolEnd,
+    ModelSelect,
+    UsageEvent,
+    ReasoningEvent,
+    ErrorEvent,
+    Context,
+    BeforeProviderRequest,
+    AfterProviderResponse,
+    AgentStart,
+    AgentEnd,
+    BeforeAgentStart,
+    SessionBeforeCompact,
+    SessionBeforeFork,
+    SessionBeforeSwitch,
+    SessionShutdown,
+)
+
+
+def usage_event(usage: Usage, context_tokens: int) -> UsageEvent:
+    """The `usage` event of one response."""
+    return UsageEvent(
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cache_read_tokens or 0,
+        usage.cost,
+        context_tokens,
+    )

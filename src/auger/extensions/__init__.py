@@ -1,0 +1,1 @@
+"""Extensions: the registrar they receive, and (later) discovery, trust and reload."""

@@ -1,0 +1,354 @@
+"""The Runtime: the embeddable agent. `async for record in runtime.prompt(text)`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from auger.bus import Bus
+from auger.config.models import (
+    build_provider,
+    choose_model,
+    provider_config,
+    resolve_model,
+    split_spec,
+)
+from auger.config.paths import auger_home
+from auger.config.settings import load_settings
+from auger.extensions.registrar import Registrar, Registrations
+from auger.host import Host, NullHost
+from auger.llm.catalog import lookup
+from auger.llm.errors import RetryPolicy
+from auger.llm.messages import Message
+from auger.llm.provider import Model, Provider
+from auger.llm.records import Record
+from auger.llm.usage import ZERO, Usage
+from auger.loop import Exchange, run_turn
+from auger.records import Notify, SessionStart, TurnEnd
+from auger.tools.base import Tool
+
+Extension = Callable[[Registrar], Any]
+
+BASE_PROMPT = (
+    "You are auger, a coding agent working in the user's project. Use the tools to read, "
+    "search, change and run things rather than guessing; keep going until the task is done "
+    "or you need the user. Be concise: say what you did and what you found."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What `ask()` returns: the final text, how the turn ended, and what it used."""
+
+    text: str
+    stop_reason: str
+    usage: Usage
+
+    @property
+    def cost(self) -> float | None:
+        """The turn's price in USD, or `None` when the model is not priced."""
+        return self.usage.cost
+
+
+_END = object()
+
+
+def _default_extensions() -> list[tuple[str, Extension]]:
+    try:
+        from auger.tools.builtin import extensions
+    except ImportError:
+        return []
+    return extensions()
+
+
+class Runtime:
+    """An agent you embed: give it a model, prompt it, read the records it streams.
+
+    Everything that varies is injected: `env` (API keys, `AUGER_HOME`), `home` (`~/.auger`),
+    `cwd`, `clock` (monotonic seconds), `host` (what it may ask), `settings`. The Runtime never
+    prints and never reads the process environment unless `env` is left to its default.
+    """
+
+    def __init__(
+        self,
+        model: str | Model | None = None,
+        *,
+        provider: Provider | None = None,
+        cwd: str | Path | None = None,
+        home: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        host: Host | None = None,
+        max_steps: int = 100,
+        settings: Mapping[str, Any] | None = None,
+        extensions: Sequence[Extension | tuple[str, Extension]] = (),
+        default_tools: bool = True,
+        tools: Sequence[str] | None = None,
+        retry: RetryPolicy | None = None,
+        reasoning: str | None = None,
+        session_id: str | None = None,
+        idle_before_turn_end: bool = False,
+    ) -> None:
+        self.env: Mapping[str, str] = dict(os.environ if env is None else env)
+        self.cwd = Path(cwd or os.getcwd()).resolve()
+        self.home = Path(home) if home is not None else auger_home(self.env)
+        self.settings: Mapping[str, Any] = (
+            load_settings(self.home, self.cwd) if settings is None else settings
+        )
+        self.clock = clock
+        self.host: Host = host or NullHost()
+        self.max_steps = max_steps
+        self.retry = retry or _retry_from(self.settings)
+        self.reasoning = reasoning
+        self.idle_before_turn_end = idle_before_turn_end
+        self.session_id = session_id or uuid.uuid4().hex[:12]
+        self.model, self.provider = self._resolve(model, provider)
+        self.messages: list[Message] = []
+        self.usage_total: Usage = ZERO
+        self.jobs: Any = None
+        self.bus = Bus(self._report, ctx=self)
+        self.exchange = Exchange(self)
+        self._pending: list[Record] = []
+        self._sink: Callable[[Any], None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._cancel_frozen = False
+        self._started = False
+        self._sync: _SyncDriver | None = None
+        self.tools: dict[str, Tool] = {}
+        self._sections: dict[str, Callable[[], str] | str] = {}
+        self._load(extensions, default_tools, tools)
+
+    # -- set-up ---------------------------------------------------------------------------
+
+    def _resolve(self, model: str | Model | None, provider: Provider | None) -> tuple[Model, Provider]:
+        if isinstance(model, Model):
+            if provider is None:
+                provider = build_provider(provider_config(model.provider, self.env, self.settings))
+            return model, provider
+        if provider is not None:
+            spec = model or f"{provider.name}/default"
+            name = spec.partition("/")[2] or spec
+            return lookup(provider.name, name, "scripted"), provider
+        spec = choose_model(model, self.env, self.settings)
+        provider_name, _ = split_spec(spec)
+        config = provider_config(provider_name, self.env, self.settings)
+        return resolve_model(spec, config), build_provider(config)
+
+    def _load(
+        self,
+        extensions: Sequence[Extension | tuple[str, Extension]],
+        default_tools: bool,
+        allow: Sequence[str] | None,
+    ) -> None:
+        reg = Registrations()
+        reg.prompts.update(
+            base=BASE_PROMPT,
+            tools=self._tool_guidance,
+            date=lambda: f"Today's date is {date.today().isoformat()}.",
+            cwd=lambda: f"The current working directory is {self.cwd}.",
+        )
+        named: list[tuple[str, Extension]] = list(_default_extensions()) if default_tools else []
+        for ext in extensions:
+            named.append(ext if isinstance(ext, tuple) else (_ext_name(ext), ext))
+        for owner, ext in named:
+            ext(Registrar(self, owner, reg))
+        if any(name == "bash" for name in reg.tools) and self.jobs is None:
+            self.jobs = _make_jobs()
+        if allow is not None:
+            unknown = sorted(set(allow) - set(reg.tools))
+            if unknown:
+                self.notify(f"--tools names unknown tools: {', '.join(unknown)}", "warning")
+            reg.tools = {k: v for k, v in reg.tools.items() if k in allow}
+        self.tools = reg.tools
+        self._sections = reg.prompts
+        self.bus.replace_all(reg.handlers)
+
+    def _tool_guidance(self) -> str:
+        if not self.tools:
+            return "No tools are available in this session."
+        return "Tools available: " + ", ".join(self.tools) + "."
+
+    def render_system_prompt(self) -> str:
+        """The system prompt, assembled now from its named sections."""
+        parts = []
+        for section in self._sections.values():
+            text = section() if callable(section) else section
+            if text:
+                parts.append(text.strip())
+        return "\n\n".join(parts)
+
+    # -- the stream -----------------------------------------------------------------------
+
+    def notify(self, message: str, level: str = "info") -> None:
+        """Tell the host, and put a `notify` record on the stream (queued when idle)."""
+        self.host.notify(message, level)
+        self.emit(Notify(message, level))
+
+    def _report(self, message: str, level: str) -> None:
+        self.notify(message, level)
+
+    def emit(self, record: Record) -> None:
+        """Send a record to the stream of the running prompt (or the next one)."""
+        if self._sink is not None:
+            self._sink(record)
+        else:
+            self._pending.append(record)
+
+    async def publish(self, record: Record) -> None:
+        """Stream `record`, then deliver it to its observe-only handlers."""
+        self.emit(record)
+        await self.bus.observe(record)
+
+    def append(self, message: Message) -> None:
+        """Add a message to the conversation."""
+        self.messages.append(message)
+
+    def account(self, usage: Usage) -> None:
+        """Add one response's usage to the session's tally."""
+        self.usage_total = self.usage_total + usage
+
+    async def prompt(self, text: str) -> AsyncIterator[Record]:
+        """Run one turn and stream its records; the last one is always `turn_end`."""
+        if self._task is not None:
+            raise RuntimeError("a prompt is already running on this Runtime")
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._loop = asyncio.get_running_loop()
+        self._cancel_frozen = False
+        for record in self._pending:
+            queue.put_nowait(record)
+        self._pending = []
+        self._sink = queue.put_nowait
+        self._task = asyncio.create_task(self._run(text, queue))
+        try:
+            while (item := await queue.get()) is not _END:
+                yield item
+        finally:
+            task, self._task = self._task, None
+            if task is not None and not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+            self._sink = None
+
+    async def _run(self, text: str, queue: asyncio.Queue[Any]) -> None:
+        try:
+            if not self._started:
+                self._started = True
+                start = SessionStart(self.session_id, "new", str(self.cwd))
+                await self.publish(start)
+            await run_turn(self, text)
+        finally:
+            queue.put_nowait(_END)
+
+    def freeze_cancel(self) -> None:
+        """From here on the turn is finishing: a cancel changes nothing."""
+        self._cancel_frozen = True
+
+    def cancel(self) -> None:
+        """Cancel the running turn. Safe from another thread or a signal handler."""
+        loop, task = self._loop, self._task
+        if loop is None or task is None or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(self._cancel_now)
+
+    def _cancel_now(self) -> None:
+        if self._task is not None and not self._cancel_frozen:
+            if self.jobs is not None:
+                self.jobs.kill_all()
+            self._task.cancel()
+
+    async def ask(self, text: str) -> Answer:
+        """Run one turn to completion and return its final text, stop reason and usage."""
+        end: TurnEnd | None = None
+        async for record in self.prompt(text):
+            if isinstance(record, TurnEnd):
+                end = record
+        assert end is not None
+        return Answer(end.text, end.stop_reason, end.usage)
+
+    async def close(self) -> None:
+        """Stop background jobs and release connections."""
+        if self.jobs is not None:
+            await self.jobs.aclose()
+        await self.provider.aclose()
+
+    # -- synchronous use ------------------------------------------------------------------
+
+    def prompt_sync(self, text: str) -> Iterator[Record]:
+        """`prompt()` for code without an event loop (runs one in a background thread)."""
+        if self._sync is None:
+            self._sync = _SyncDriver()
+        return self._sync.iterate(self.prompt(text))
+
+    def ask_sync(self, text: str) -> Answer:
+        """`ask()` for code without an event loop."""
+        if self._sync is None:
+            self._sync = _SyncDriver()
+        return self._sync.run(self.ask(text))
+
+    def close_sync(self) -> None:
+        """`close()` for code without an event loop."""
+        if self._sync is None:
+            asyncio.run(self.close())
+            return
+        self._sync.run(self.close())
+        self._sync.stop()
+        self._sync = None
+
+
+def _ext_name(ext: Extension) -> str:
+    module = getattr(ext, "__module__", "") or ""
+    return module.rsplit(".", 1)[-1] if module else getattr(ext, "__name__", "extension")
+
+
+def _make_jobs() -> Any:
+    try:
+        from auger.tools.jobs import Jobs
+    except ImportError:
+        return None
+    return Jobs()
+
+
+def _retry_from(settings: Mapping[str, Any]) -> RetryPolicy:
+    raw = settings.get("retry") or {}
+    if not isinstance(raw, dict):
+        return RetryPolicy()
+    return RetryPolicy(
+        attempts=int(raw.get("attempts", 3)),
+        base_delay=float(raw.get("base_delay", 1.0)),
+        max_delay=float(raw.get("max_delay", 60.0)),
+    )
+
+
+class _SyncDriver:
+    """An event loop in a daemon thread, for the synchronous wrappers."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def run(self, coro: Any) -> Any:
+        """Run a coroutine to its result."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def iterate(self, agen: AsyncIterator[Record]) -> Iterator[Record]:
+        """Drive an async iterator, yielding its items here."""
+        while True:
+            try:
+                yield self.run(agen.__anext__())
+            except StopAsyncIteration:
+                return
+
+    def stop(self) -> None:
+        """Stop the loop and its thread."""
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
