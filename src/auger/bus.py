@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from auger.events import Event
 from auger.llm.records import Record
@@ -13,8 +14,7 @@ from auger.llm.records import Record
 Report = Callable[[str, str], None]
 
 
-@dataclass(frozen=True, slots=True)
-class Handler:
+class Handler(msgspec.Struct, frozen=True):
     """A registered handler: the callable, whether it takes `ctx`, and who registered it."""
 
     fn: Callable[..., Any]
@@ -42,8 +42,7 @@ class Handler:
         return f"{name} ({self.owner})" if self.owner else name
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(msgspec.Struct, frozen=True):
     """How a chain ended: the event as the handlers left it, and whether one returned `False`.
 
     `failure` is set when a `tool_call` handler raised: a guard that breaks blocks the call.

@@ -7,18 +7,17 @@ warns). An event whose `settled` is true ends the chain (a blocked tool call).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
+
+import msgspec
 
 from auger.llm.messages import Message
 from auger.llm.records import Record
 from auger.llm.usage import Usage
 
 
-class Event(Record):
+class Event(Record, frozen=True):
     """Base of the extension events; observe-only unless `apply` says otherwise."""
-
-    __slots__ = ()
 
     def apply(self, value: Any) -> Event | None:
         """The event as changed by `value`, or `None` if `value` is not accepted."""
@@ -30,8 +29,7 @@ class Event(Record):
         return False
 
 
-@dataclass(frozen=True, slots=True)
-class Input(Event):
+class Input(Event, frozen=True):
     """What was typed. A string replaces it; `False` swallows it."""
 
     type: ClassVar[str] = "input"
@@ -39,34 +37,30 @@ class Input(Event):
 
     def apply(self, value: Any) -> Event | None:
         """A string replaces the text."""
-        return replace(self, text=value) if isinstance(value, str) else None
+        return msgspec.structs.replace(self, text=value) if isinstance(value, str) else None
 
 
-@dataclass(frozen=True, slots=True)
-class UserBash(Event):
+class UserBash(Event, frozen=True):
     """A `!command` typed in the terminal."""
 
     type: ClassVar[str] = "user_bash"
     command: str
 
 
-@dataclass(frozen=True, slots=True)
-class TurnStart(Event):
+class TurnStart(Event, frozen=True):
     """A turn begins."""
 
     type: ClassVar[str] = "turn_start"
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Idle(Event):
+class Idle(Event, frozen=True):
     """The runtime is waiting for input."""
 
     type: ClassVar[str] = "idle"
 
 
-@dataclass(frozen=True, slots=True)
-class MessageEvent(Event):
+class MessageEvent(Event, frozen=True):
     """One finished block of the model's answer: `kind` is `text` or `reasoning`."""
 
     type: ClassVar[str] = "message"
@@ -74,8 +68,7 @@ class MessageEvent(Event):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class BeforeRequest(Event):
+class BeforeRequest(Event, frozen=True):
     """The turn's message is about to be stored; a string is appended to it."""
 
     type: ClassVar[str] = "before_request"
@@ -86,25 +79,26 @@ class BeforeRequest(Event):
         """A string is appended to the prompt."""
         if not isinstance(value, str):
             return None
-        return replace(self, prompt=f"{self.prompt}\n\n{value}" if self.prompt else value)
+        return msgspec.structs.replace(
+            self, prompt=f"{self.prompt}\n\n{value}" if self.prompt else value
+        )
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallEvent(Event):
+class ToolCallEvent(Event, frozen=True):
     """A tool call is about to run. A string or `False` blocks it; a dict replaces `input`."""
 
     type: ClassVar[str] = "tool_call"
     name: str
     input: dict[str, Any]
     call_id: str
-    blocked: str | None = field(default=None, repr=False)
+    blocked: str | None = None
 
     def apply(self, value: Any) -> Event | None:
         """A string blocks; a dict replaces the input."""
         if isinstance(value, str):
-            return replace(self, blocked=value)
+            return msgspec.structs.replace(self, blocked=value)
         if isinstance(value, dict):
-            return replace(self, input=value)
+            return msgspec.structs.replace(self, input=value)
         return None
 
     @property
@@ -117,8 +111,7 @@ class ToolCallEvent(Event):
         return {"type": self.type, "name": self.name, "input": self.input, "call_id": self.call_id}
 
 
-@dataclass(frozen=True, slots=True)
-class ToolStart(Event):
+class ToolStart(Event, frozen=True):
     """A tool starts running."""
 
     type: ClassVar[str] = "tool_start"
@@ -127,8 +120,7 @@ class ToolStart(Event):
     call_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolEnd(Event):
+class ToolEnd(Event, frozen=True):
     """A tool finished. A string replaces what the model is told it returned."""
 
     type: ClassVar[str] = "tool_end"
@@ -142,11 +134,10 @@ class ToolEnd(Event):
 
     def apply(self, value: Any) -> Event | None:
         """A string replaces the result text."""
-        return replace(self, result=value) if isinstance(value, str) else None
+        return msgspec.structs.replace(self, result=value) if isinstance(value, str) else None
 
 
-@dataclass(frozen=True, slots=True)
-class ModelSelect(Event):
+class ModelSelect(Event, frozen=True):
     """A model was chosen."""
 
     type: ClassVar[str] = "model_select"
@@ -154,8 +145,7 @@ class ModelSelect(Event):
     variant: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class UsageEvent(Event):
+class UsageEvent(Event, frozen=True):
     """The usage of one model response, and how many tokens the next request will carry."""
 
     type: ClassVar[str] = "usage"
@@ -166,8 +156,7 @@ class UsageEvent(Event):
     context_tokens: int
 
 
-@dataclass(frozen=True, slots=True)
-class ReasoningEvent(Event):
+class ReasoningEvent(Event, frozen=True):
     """A finished reasoning block and how long it took."""
 
     type: ClassVar[str] = "reasoning"
@@ -175,16 +164,14 @@ class ReasoningEvent(Event):
     elapsed_ms: float
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorEvent(Event):
+class ErrorEvent(Event, frozen=True):
     """Something failed."""
 
     type: ClassVar[str] = "error"
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class Context(Event):
+class Context(Event, frozen=True):
     """The messages one model call is about to send (a copy). A list replaces them."""
 
     type: ClassVar[str] = "context"
@@ -193,11 +180,12 @@ class Context(Event):
 
     def apply(self, value: Any) -> Event | None:
         """A list of messages replaces what this call sends."""
-        return replace(self, messages=list(value)) if isinstance(value, list) else None
+        return (
+            msgspec.structs.replace(self, messages=list(value)) if isinstance(value, list) else None
+        )
 
 
-@dataclass(frozen=True, slots=True)
-class BeforeProviderRequest(Event):
+class BeforeProviderRequest(Event, frozen=True):
     """An HTTP request to a provider. A dict's `headers` merge over; its `body` replaces."""
 
     type: ClassVar[str] = "before_provider_request"
@@ -210,11 +198,10 @@ class BeforeProviderRequest(Event):
         if not isinstance(value, dict) or not ({"headers", "body"} & value.keys()):
             return None
         headers = self.headers | dict(value.get("headers") or {})
-        return replace(self, headers=headers, body=value.get("body", self.body))
+        return msgspec.structs.replace(self, headers=headers, body=value.get("body", self.body))
 
 
-@dataclass(frozen=True, slots=True)
-class AfterProviderResponse(Event):
+class AfterProviderResponse(Event, frozen=True):
     """A provider answered."""
 
     type: ClassVar[str] = "after_provider_response"
@@ -223,24 +210,21 @@ class AfterProviderResponse(Event):
     headers: dict[str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class AgentStart(Event):
+class AgentStart(Event, frozen=True):
     """The agent starts working on a prompt."""
 
     type: ClassVar[str] = "agent_start"
     prompt: str
 
 
-@dataclass(frozen=True, slots=True)
-class AgentEnd(Event):
+class AgentEnd(Event, frozen=True):
     """The agent finished a prompt."""
 
     type: ClassVar[str] = "agent_end"
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class BeforeAgentStart(Event):
+class BeforeAgentStart(Event, frozen=True):
     """A string replaces the prompt; `False` cancels the turn; a dict replaces either field."""
 
     type: ClassVar[str] = "before_agent_start"
@@ -250,9 +234,9 @@ class BeforeAgentStart(Event):
     def apply(self, value: Any) -> Event | None:
         """Replace the prompt or the system prompt."""
         if isinstance(value, str):
-            return replace(self, prompt=value)
+            return msgspec.structs.replace(self, prompt=value)
         if isinstance(value, dict) and ({"prompt", "system_prompt"} & value.keys()):
-            return replace(
+            return msgspec.structs.replace(
                 self,
                 prompt=value.get("prompt", self.prompt),
                 system_prompt=value.get("system_prompt", self.system_prompt),
@@ -260,19 +244,18 @@ class BeforeAgentStart(Event):
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class SessionBeforeCompact(Event):
+class SessionBeforeCompact(Event, frozen=True):
     """Compaction is about to run. `False` cancels; a dict supplies `summary` or `instruction`."""
 
     type: ClassVar[str] = "session_before_compact"
     automatic: bool
     instruction: str | None = None
-    summary: str | None = field(default=None, repr=False)
+    summary: str | None = None
 
     def apply(self, value: Any) -> Event | None:
         """Supply a summary or an instruction."""
         if isinstance(value, dict) and ({"summary", "instruction"} & value.keys()):
-            return replace(
+            return msgspec.structs.replace(
                 self,
                 summary=value.get("summary", self.summary),
                 instruction=value.get("instruction", self.instruction),
@@ -280,8 +263,7 @@ class SessionBeforeCompact(Event):
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class SessionBeforeFork(Event):
+class SessionBeforeFork(Event, frozen=True):
     """A fork is about to happen; `False` cancels it."""
 
     type: ClassVar[str] = "session_before_fork"
@@ -289,8 +271,7 @@ class SessionBeforeFork(Event):
     at: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SessionBeforeSwitch(Event):
+class SessionBeforeSwitch(Event, frozen=True):
     """A switch to another session is about to happen; `False` cancels it."""
 
     type: ClassVar[str] = "session_before_switch"
@@ -302,8 +283,7 @@ class SessionBeforeSwitch(Event):
         return {"type": self.type, "from": self.from_, "to": self.to}
 
 
-@dataclass(frozen=True, slots=True)
-class SessionShutdown(Event):
+class SessionShutdown(Event, frozen=True):
     """The process is about to exit; awaited."""
 
     type: ClassVar[str] = "session_shutdown"

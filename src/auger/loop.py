@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from auger.events import (
     AfterProviderResponse,
@@ -56,8 +57,7 @@ if TYPE_CHECKING:
 STOPPING_FINISHES = frozenset({"length", "content_filter", "context_window"})
 
 
-@dataclass
-class TurnState:
+class TurnState(msgspec.Struct):
     """What one turn has learned so far."""
 
     text: str
@@ -67,7 +67,7 @@ class TurnState:
     error: ProviderError | None = None
     step: int = 0
     agent_started: bool = False
-    blocked_tools: dict[str, str] = field(default_factory=dict)
+    blocked_tools: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class Exchange:
@@ -90,7 +90,9 @@ class Exchange:
     async def after_response(self, url: str, status: int, headers: dict[str, str]) -> None:
         """Let handlers observe the response."""
         if self._rt.bus.has("after_provider_response"):
-            await self._rt.bus.emit("after_provider_response", AfterProviderResponse(url, status, headers))
+            await self._rt.bus.emit(
+                "after_provider_response", AfterProviderResponse(url, status, headers)
+            )
 
 
 class MessageBuilder:
@@ -285,7 +287,9 @@ def _parse_args(raw: str) -> dict[str, Any] | None:
 async def _run_call(rt: Runtime, state: TurnState, call: ToolCall) -> None:
     args = _parse_args(call.arguments)
     if args is None:
-        problem = f"ERROR: the arguments of {call.name} are not a JSON object: {call.arguments[:200]}"
+        problem = (
+            f"ERROR: the arguments of {call.name} are not a JSON object: {call.arguments[:200]}"
+        )
         await _after(rt, call, {}, ToolResponse.error("validation_error", problem), 0.0)
         return
     blocked = state.blocked_tools.get(call.name)
@@ -320,7 +324,7 @@ async def _run_call(rt: Runtime, state: TurnState, call: ToolCall) -> None:
             ),
         )
         if end.event.result != response.content:
-            response = replace(response, content=end.event.result)
+            response = msgspec.structs.replace(response, content=end.event.result)
     await _after(rt, call, args, response, duration)
     if response.error_type == "cancelled":
         raise asyncio.CancelledError
@@ -350,9 +354,7 @@ async def _execute(rt: Runtime, call: ToolCall, args: dict[str, Any]) -> tuple[T
 async def _after(
     rt: Runtime, call: ToolCall, args: dict[str, Any], response: ToolResponse, duration: float
 ) -> None:
-    await rt.publish(
-        AfterToolCall(call.call_id, call.name, args, response, rt.clock(), duration)
-    )
+    await rt.publish(AfterToolCall(call.call_id, call.name, args, response, rt.clock(), duration))
     content = (TextPart(response.content), *response.images)
     rt.append(ToolResultMessage(call.call_id, call.name, content, response.is_error))
 

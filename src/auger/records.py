@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from auger.llm.records import (
@@ -62,8 +61,7 @@ STOP_REASONS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SessionStart(Record):
+class SessionStart(Record, frozen=True):
     """Opens the first prompt of a new or restored session, and the first after a rebuild."""
 
     type: ClassVar[str] = "session_start"
@@ -72,8 +70,7 @@ class SessionStart(Record):
     root: str
 
 
-@dataclass(frozen=True, slots=True)
-class SessionEnd(Record):
+class SessionEnd(Record, frozen=True):
     """Opens the first prompt after a rebuild (`reload`); `close` reaches only handlers."""
 
     type: ClassVar[str] = "session_end"
@@ -81,8 +78,7 @@ class SessionEnd(Record):
     root: str
 
 
-@dataclass(frozen=True, slots=True)
-class CommandOutput(Record):
+class CommandOutput(Record, frozen=True):
     """A command called `ctx.say(text)`."""
 
     type: ClassVar[str] = "command_output"
@@ -90,16 +86,14 @@ class CommandOutput(Record):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class SkillActivated(Record):
+class SkillActivated(Record, frozen=True):
     """A skill was run with `/skill:<name>`."""
 
     type: ClassVar[str] = "skill_activated"
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class Notify(Record):
+class Notify(Record, frozen=True):
     """A notice for the user; `level` is `info`, `warning` or `error`."""
 
     type: ClassVar[str] = "notify"
@@ -107,8 +101,7 @@ class Notify(Record):
     level: str = "info"
 
 
-@dataclass(frozen=True, slots=True)
-class BeforeToolCall(Record):
+class BeforeToolCall(Record, frozen=True):
     """A tool is about to run with `args`; `at` is a monotonic timestamp in seconds."""
 
     type: ClassVar[str] = "before_tool_call"
@@ -118,8 +111,7 @@ class BeforeToolCall(Record):
     at: float
 
 
-@dataclass(frozen=True, slots=True)
-class AfterToolCall(Record):
+class AfterToolCall(Record, frozen=True):
     """A tool call has finished; `duration` is how long the tool itself ran."""
 
     type: ClassVar[str] = "after_tool_call"
@@ -131,8 +123,7 @@ class AfterToolCall(Record):
     duration: float
 
 
-@dataclass(frozen=True, slots=True)
-class JobExit(Record):
+class JobExit(Record, frozen=True):
     """The model is told a background job exited."""
 
     type: ClassVar[str] = "job_exit"
@@ -144,8 +135,7 @@ class JobExit(Record):
     output_path: str
 
 
-@dataclass(frozen=True, slots=True)
-class Compact(Record):
+class Compact(Record, frozen=True):
     """The conversation was compacted."""
 
     type: ClassVar[str] = "compact"
@@ -154,8 +144,7 @@ class Compact(Record):
     automatic: bool
 
 
-@dataclass(frozen=True, slots=True)
-class TurnEnd(Record):
+class TurnEnd(Record, frozen=True):
     """Always the last record of a prompt. In `to_dict()` the cost is `usage`'s `cost` key.
 
     `error` (`kind`, `message`), present only when the turn failed, says why.

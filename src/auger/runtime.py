@@ -8,10 +8,11 @@ import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from auger.bus import Bus
 from auger.config.models import (
@@ -23,6 +24,7 @@ from auger.config.models import (
 )
 from auger.config.paths import auger_home
 from auger.config.settings import load_settings
+from auger.events import SessionShutdown
 from auger.extensions.registrar import Registrar, Registrations
 from auger.host import Host, NullHost
 from auger.llm.catalog import lookup
@@ -32,7 +34,7 @@ from auger.llm.provider import Model, Provider
 from auger.llm.records import Record
 from auger.llm.usage import ZERO, Usage
 from auger.loop import Exchange, run_turn
-from auger.records import Notify, SessionStart, TurnEnd
+from auger.records import Notify, SessionEnd, SessionStart, TurnEnd
 from auger.tools.base import Tool
 
 Extension = Callable[[Registrar], Any]
@@ -44,8 +46,7 @@ BASE_PROMPT = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(msgspec.Struct, frozen=True):
     """What `ask()` returns: the final text, how the turn ended, and what it used."""
 
     text: str
@@ -129,7 +130,9 @@ class Runtime:
 
     # -- set-up ---------------------------------------------------------------------------
 
-    def _resolve(self, model: str | Model | None, provider: Provider | None) -> tuple[Model, Provider]:
+    def _resolve(
+        self, model: str | Model | None, provider: Provider | None
+    ) -> tuple[Model, Provider]:
         if isinstance(model, Model):
             if provider is None:
                 provider = build_provider(provider_config(model.provider, self.env, self.settings))
@@ -275,7 +278,11 @@ class Runtime:
         return Answer(end.text, end.stop_reason, end.usage)
 
     async def close(self) -> None:
-        """Stop background jobs and release connections."""
+        """End the session: `session_end(close)` and `session_shutdown` are awaited, then
+        background jobs stop and connections are released."""
+        root = str(self.cwd)
+        await self.bus.emit("session_end", SessionEnd("close", root))
+        await self.bus.emit("session_shutdown", SessionShutdown(root))
         if self.jobs is not None:
             await self.jobs.aclose()
         await self.provider.aclose()

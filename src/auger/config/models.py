@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from auger.config.errors import ConfigError
 from auger.llm.catalog import lookup, model_from_entry
 from auger.llm.provider import APIS, Model, Provider
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderConfig:
+class ProviderConfig(msgspec.Struct, frozen=True):
     """How to reach one provider."""
 
     name: str
@@ -148,7 +148,9 @@ def _scripted(config: ProviderConfig) -> Provider:
     from auger.llm.scripted import ScriptedProvider, reply_from_dict
 
     if not config.script:
-        raise ConfigError(f'scripted provider {config.name!r} needs "script": a JSON file of replies')
+        raise ConfigError(
+            f'scripted provider {config.name!r} needs "script": a JSON file of replies'
+        )
     path = Path(config.script).expanduser()
     try:
         replies = json.loads(path.read_text())

@@ -1,4 +1,4 @@
-"""Settings files: `$AUGER_HOME/settings.json`, with the project's `.auger/settings.json` over it."""
+"""Settings: `$AUGER_HOME/settings.json`, with the project's `.auger/settings.json` over it."""
 
 from __future__ import annotations
 

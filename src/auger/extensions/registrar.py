@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from auger.bus import Handler
 from auger.events import EVENT_TYPES
@@ -52,14 +53,13 @@ class ExtensionError(Exception):
     """An extension could not be loaded."""
 
 
-@dataclass
-class Registrations:
+class Registrations(msgspec.Struct):
     """Everything extensions registered with one Runtime, in load order."""
 
-    handlers: dict[str, list[Handler]] = field(default_factory=dict)
-    tools: dict[str, Tool] = field(default_factory=dict)
-    tool_owners: dict[str, str] = field(default_factory=dict)
-    prompts: dict[str, Callable[[], str] | str] = field(default_factory=dict)
+    handlers: dict[str, list[Handler]] = msgspec.field(default_factory=dict)
+    tools: dict[str, Tool] = msgspec.field(default_factory=dict)
+    tool_owners: dict[str, str] = msgspec.field(default_factory=dict)
+    prompts: dict[str, Callable[[], str] | str] = msgspec.field(default_factory=dict)
 
 
 class Registrar:

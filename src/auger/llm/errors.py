@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+
+import msgspec
 
 RETRYABLE = frozenset({"rate_limit", "overloaded", "server", "network", "incomplete"})
 KINDS = frozenset({"auth", "bad_request", "context_overflow", "not_found"}) | RETRYABLE
@@ -72,8 +73,7 @@ def parse_retry_after(value: str | None) -> float | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
+class RetryPolicy(msgspec.Struct, frozen=True):
     """Exponential backoff with jitter for retryable failures; `Retry-After` wins when given."""
 
     attempts: int = 3

@@ -78,9 +78,7 @@ class HttpClient:
         except httpx2.TransportError as exc:
             raise ProviderError("network", f"{self.provider}: {exc or type(exc).__name__}") from exc
 
-    def _http_error(
-        self, status: int, body: bytes, response: httpx2.Response
-    ) -> ProviderError:
+    def _http_error(self, status: int, body: bytes, response: httpx2.Response) -> ProviderError:
         message = _error_message(body)
         kind = classify_status(status, message)
         text = f"{self.provider} returned {status}: {message}"

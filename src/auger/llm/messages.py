@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+import msgspec
 
 from auger.llm.usage import Usage
 
 
-@dataclass(frozen=True, slots=True)
-class TextPart:
+class TextPart(msgspec.Struct, frozen=True):
     """Plain text."""
 
     text: str
@@ -19,8 +19,7 @@ class TextPart:
         return {"type": "text", "text": self.text}
 
 
-@dataclass(frozen=True, slots=True)
-class ImagePart:
+class ImagePart(msgspec.Struct, frozen=True):
     """An image, base64-encoded."""
 
     media_type: str
@@ -31,8 +30,7 @@ class ImagePart:
         return {"type": "image", "media_type": self.media_type, "data": self.data}
 
 
-@dataclass(frozen=True, slots=True)
-class ReasoningPart:
+class ReasoningPart(msgspec.Struct, frozen=True):
     """Reasoning the model showed; `signature` is opaque provider data needed to send it back."""
 
     text: str
@@ -46,8 +44,7 @@ class ReasoningPart:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(msgspec.Struct, frozen=True):
     """A tool call the model made; `arguments` is the raw JSON string it sent."""
 
     call_id: str
@@ -68,12 +65,11 @@ UserPart = TextPart | ImagePart
 AssistantPart = TextPart | ReasoningPart | ToolCall
 
 
-@dataclass(frozen=True, slots=True)
-class UserMessage:
+class UserMessage(msgspec.Struct, frozen=True):
     """What the user (or the runtime on their behalf) said."""
 
     content: tuple[UserPart, ...]
-    role: str = field(default="user", init=False)
+    role: ClassVar[str] = "user"
 
     @classmethod
     def of(cls, text: str) -> UserMessage:
@@ -90,8 +86,7 @@ class UserMessage:
         return {"role": "user", "content": [p.to_dict() for p in self.content]}
 
 
-@dataclass(frozen=True, slots=True)
-class AssistantMessage:
+class AssistantMessage(msgspec.Struct, frozen=True):
     """One model response, in the order its blocks arrived.
 
     `api` names the wire format that produced it, so provider-specific parts (reasoning
@@ -104,7 +99,7 @@ class AssistantMessage:
     provider: str = ""
     model: str = ""
     api: str = ""
-    role: str = field(default="assistant", init=False)
+    role: ClassVar[str] = "assistant"
 
     @property
     def text(self) -> str:
@@ -129,15 +124,14 @@ class AssistantMessage:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResultMessage:
+class ToolResultMessage(msgspec.Struct, frozen=True):
     """What a tool call returned, as the model is told it."""
 
     call_id: str
     name: str
     content: tuple[UserPart, ...]
     is_error: bool = False
-    role: str = field(default="tool", init=False)
+    role: ClassVar[str] = "tool"
 
     @property
     def text(self) -> str:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
+
+import msgspec
 
 from auger.llm.messages import Message
 from auger.llm.records import Record
@@ -13,8 +14,7 @@ from auger.llm.usage import Pricing, Usage
 APIS = ("messages", "responses", "chat-completions", "scripted")
 
 
-@dataclass(frozen=True, slots=True)
-class Model:
+class Model(msgspec.Struct, frozen=True):
     """A model as the catalog (or settings) describes it."""
 
     provider: str
@@ -34,24 +34,24 @@ class Model:
         """`usage` with its cost filled in, or left `None` when the model is not priced."""
         if self.pricing is None:
             return usage
-        return replace(usage, cost=self.pricing.price(usage))
+        return msgspec.structs.replace(usage, cost=self.pricing.price(usage))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {"provider": self.provider, "name": self.name, "api": self.api}
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
+class ToolSpec(msgspec.Struct, frozen=True):
     """A tool as a model sees it: a name, a description and a JSON schema for its input."""
 
     name: str
     description: str
-    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    parameters: dict[str, Any] = msgspec.field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(msgspec.Struct, frozen=True):
     """One model call. `reasoning` is an effort (`low`, `medium`, `high`) or `None` for off."""
 
     model: Model

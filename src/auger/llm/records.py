@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from typing import Any, ClassVar
+
+import msgspec
 
 from auger.llm.usage import Usage
 
@@ -22,27 +23,20 @@ def plain(value: Any) -> Any:
     return str(value)
 
 
-class Record:
+class Record(msgspec.Struct, frozen=True):
     """Base of every stream record: a `type` and a `to_dict()` that prints as JSON as-is.
 
     Fields named in `_omit_none` are left out of `to_dict()` while they are `None`.
     """
 
-    __slots__ = ()
     type: ClassVar[str] = "record"
     _omit_none: ClassVar[frozenset[str]] = frozenset()
-    _names: ClassVar[tuple[str, ...]] = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._names = ()  # filled lazily: dataclass fields exist only after decoration
 
     def to_dict(self) -> dict[str, Any]:
         """The record's fields with `type` included."""
-        names = type(self)._names or _field_names(type(self))
         out: dict[str, Any] = {"type": self.type}
         omit = self._omit_none
-        for name in names:
+        for name in self.__struct_fields__:
             value = getattr(self, name)
             if value is None and name in omit:
                 continue
@@ -50,37 +44,28 @@ class Record:
         return out
 
 
-def _field_names(cls: type[Record]) -> tuple[str, ...]:
-    cls._names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
-    return cls._names
-
-
-@dataclass(frozen=True, slots=True)
-class TextDelta(Record):
+class TextDelta(Record, frozen=True):
     """A new piece of assistant text."""
 
     type: ClassVar[str] = "text_delta"
     content: str
 
 
-@dataclass(frozen=True, slots=True)
-class TextDone(Record):
+class TextDone(Record, frozen=True):
     """The whole text of one finished text block."""
 
     type: ClassVar[str] = "text_done"
     content: str
 
 
-@dataclass(frozen=True, slots=True)
-class ReasoningDelta(Record):
+class ReasoningDelta(Record, frozen=True):
     """A new piece of reasoning (thinking or a reasoning summary)."""
 
     type: ClassVar[str] = "reasoning_delta"
     content: str
 
 
-@dataclass(frozen=True, slots=True)
-class ReasoningDone(Record):
+class ReasoningDone(Record, frozen=True):
     """One finished reasoning block; `signature` is the provider's opaque proof, if any."""
 
     type: ClassVar[str] = "reasoning_done"
@@ -89,8 +74,7 @@ class ReasoningDone(Record):
     signature: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallDelta(Record):
+class ToolCallDelta(Record, frozen=True):
     """A new piece of a tool call's JSON arguments; `name` only on the first delta."""
 
     type: ClassVar[str] = "tool_call_delta"
@@ -99,8 +83,7 @@ class ToolCallDelta(Record):
     arguments_delta: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallDone(Record):
+class ToolCallDone(Record, frozen=True):
     """A finished tool call; `arguments` is the raw JSON string the model sent."""
 
     type: ClassVar[str] = "tool_call_done"
@@ -109,8 +92,7 @@ class ToolCallDone(Record):
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
-class TokenUsageDone(Record):
+class TokenUsageDone(Record, frozen=True):
     """The usage of one model response."""
 
     type: ClassVar[str] = "token_usage_done"
@@ -122,8 +104,7 @@ FINISH_REASONS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class FinishReasonDone(Record):
+class FinishReasonDone(Record, frozen=True):
     """Why the model response ended: a normalized `finish_reason` and the provider's `raw`."""
 
     type: ClassVar[str] = "finish_reason_done"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from auger.llm.errors import ProviderError
 from auger.llm.provider import Exchange, Request
@@ -24,33 +25,29 @@ from auger.llm.records import (
 from auger.llm.usage import Usage
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
+class Text(msgspec.Struct, frozen=True):
     """Assistant text, streamed in `chunks` pieces (default: word by word)."""
 
     text: str
     chunks: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Reasoning:
+class Reasoning(msgspec.Struct, frozen=True):
     """Reasoning, streamed word by word."""
 
     text: str
     signature: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(msgspec.Struct, frozen=True):
     """A tool call; `arguments` may be a dict (sent as JSON) or a raw string."""
 
     name: str
-    arguments: dict[str, Any] | str = field(default_factory=dict)
+    arguments: dict[str, Any] | str = msgspec.field(default_factory=dict)
     call_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Fail:
+class Fail(msgspec.Struct, frozen=True):
     """Raise a `ProviderError` at this point of the stream."""
 
     kind: str = "server"
@@ -58,8 +55,7 @@ class Fail:
     retry_after: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Delay:
+class Delay(msgspec.Struct, frozen=True):
     """Wait this many seconds before the next part."""
 
     seconds: float
@@ -68,8 +64,7 @@ class Delay:
 Part = Text | Reasoning | Call | Fail | Delay
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(msgspec.Struct, frozen=True):
     """One scripted model response: its parts in order, its usage and finish reason.
 
     `finish` defaults to `tool_calls` when the reply has calls, else `stop`. `usage` defaults

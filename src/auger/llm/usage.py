@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 
 def _add_counts(a: int | None, b: int | None) -> int | None:
@@ -14,8 +15,7 @@ def _add_counts(a: int | None, b: int | None) -> int | None:
     return a + b
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(msgspec.Struct, frozen=True):
     """Tokens of one response or a sum of responses; `None` means unknown.
 
     `input_tokens` counts every token entering the context, cache reads and writes included;
@@ -67,8 +67,7 @@ ZERO = Usage(cost=0.0)
 """The usage of nothing at all: its cost is known to be zero."""
 
 
-@dataclass(frozen=True, slots=True)
-class Pricing:
+class Pricing(msgspec.Struct, frozen=True):
     """USD per million tokens."""
 
     input: float

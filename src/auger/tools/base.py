@@ -7,16 +7,16 @@ import re
 import types
 import typing
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
+
+import msgspec
 
 from auger.llm.messages import ImagePart
 from auger.llm.provider import ToolSpec
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResponse:
+class ToolResponse(msgspec.Struct, frozen=True):
     """What a tool call returned: the text the model is told, and an `error_type` on failure."""
 
     content: str
@@ -62,8 +62,7 @@ class JobsLike(typing.Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class ToolContext:
+class ToolContext(msgspec.Struct, frozen=True):
     """What a running tool may know about where it runs."""
 
     cwd: Path
@@ -82,14 +81,13 @@ class ToolContext:
 Runner = Callable[[dict[str, Any], ToolContext], Awaitable["ToolResponse | str"]]
 
 
-@dataclass(frozen=True, slots=True)
-class Tool:
+class Tool(msgspec.Struct, frozen=True):
     """A tool the model can call. `run(args, ctx)` returns a `ToolResponse` or plain text."""
 
     name: str
     description: str
     parameters: dict[str, Any]
-    run: Runner = field(repr=False)
+    run: Runner = msgspec.field()
 
     @property
     def spec(self) -> ToolSpec:
@@ -183,8 +181,8 @@ def schema_from_signature(fn: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
 def _check_args(schema: dict[str, Any], args: dict[str, Any]) -> str | None:
     missing = [k for k in schema.get("required", []) if k not in args]
     if missing:
-        return "missing required argument" + ("s " if len(missing) > 1 else " ") + ", ".join(
-            missing
+        return (
+            "missing required argument" + ("s " if len(missing) > 1 else " ") + ", ".join(missing)
         )
     properties = schema.get("properties", {})
     for key, value in args.items():

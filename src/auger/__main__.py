@@ -1,0 +1,5 @@
+"""`python -m auger`."""
+
+from auger.cli import main
+
+raise SystemExit(main())

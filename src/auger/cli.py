@@ -1,0 +1,94 @@
+"""The `auger` command: argv to a host. Imports nothing heavy before it knows the path."""
+
+from __future__ import annotations
+
+import sys
+
+USAGE = "usage: auger [-p] [--json] [--model PROVIDER/NAME] [options] [PROMPT ...]"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script."""
+    args = sys.argv[1:] if argv is None else argv
+    if args in (["--version"], ["-V"]):
+        from auger._version import __version__
+
+        sys.stdout.write(f"auger {__version__}\n")
+        return 0
+    return _run(args)
+
+
+def _parser() -> object:
+    import argparse
+
+    from auger._version import __version__
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            sys.stderr.write(f"auger: {message}\n{USAGE}\n")
+            raise SystemExit(2)
+
+    p = Parser(prog="auger", description="A coding agent you own.", usage=USAGE[7:])
+    p.add_argument("prompt", nargs="*", help="the prompt (read from stdin when absent)")
+    p.add_argument("-p", "--print", action="store_true", help="run one prompt and print the reply")
+    p.add_argument("--json", action="store_true", help="with -p: print every record as NDJSON")
+    p.add_argument("--model", help="PROVIDER/NAME, e.g. anthropic/claude-sonnet-4-5")
+    p.add_argument("--max-steps", type=int, default=None, metavar="N", help="model calls per turn")
+    p.add_argument("--reasoning", choices=("low", "medium", "high"), help="reasoning effort")
+    p.add_argument("--no-tools", action="store_true", help="no tools at all")
+    p.add_argument("--tools", help="comma-separated allowlist of tools")
+    p.add_argument("-V", "--version", action="version", version=f"auger {__version__}")
+    return p
+
+
+def _run(args: list[str]) -> int:
+    opts = _parser().parse_args(args)  # type: ignore[attr-defined]
+    if not opts.print:
+        sys.stderr.write(
+            "auger: the interactive terminal is not available yet — run a prompt with "
+            "auger -p PROMPT\n"
+        )
+        return 2
+    if opts.max_steps is not None and opts.max_steps < 1:
+        sys.stderr.write(f"auger: --max-steps must be at least 1\n{USAGE}\n")
+        return 2
+    prompt = " ".join(opts.prompt)
+    if not sys.stdin.isatty():
+        piped = sys.stdin.read()
+        prompt = f"{prompt}\n\n{piped}" if prompt and piped.strip() else (prompt or piped)
+    if not prompt.strip():
+        sys.stderr.write("auger: empty prompt — pass it as an argument or on stdin\n")
+        return 2
+    return _headless(opts, prompt)
+
+
+def _headless(opts: object, prompt: str) -> int:
+    import asyncio
+
+    from auger.config.errors import ConfigError
+    from auger.hosts.headless import HeadlessHost, run_print
+    from auger.runtime import Runtime
+
+    host = HeadlessHost(sys.stderr)
+    tools = None
+    if opts.tools is not None:  # type: ignore[attr-defined]
+        tools = [t.strip() for t in opts.tools.split(",") if t.strip()]  # type: ignore[attr-defined]
+    try:
+        runtime = Runtime(
+            opts.model,  # type: ignore[attr-defined]
+            host=host,
+            max_steps=opts.max_steps or 100,  # type: ignore[attr-defined]
+            default_tools=not opts.no_tools,  # type: ignore[attr-defined]
+            tools=tools,
+            reasoning=opts.reasoning,  # type: ignore[attr-defined]
+        )
+    except ConfigError as exc:
+        sys.stderr.write(f"auger: {exc}\n")
+        return 2
+    return asyncio.run(
+        run_print(runtime, prompt, json_mode=opts.json, out=sys.stdout)  # type: ignore[attr-defined]
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Hosts: front-ends that drive a Runtime and render its records."""

@@ -1,0 +1,122 @@
+"""`auger -p`: print the reply as it streams (text), or every record as a JSON line."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+from collections.abc import Iterator
+from typing import TextIO
+
+from auger.records import TextDelta, TurnEnd
+from auger.runtime import Runtime
+
+EXIT_CODES = {
+    "completed": 0,
+    "error": 1,
+    "guardrail_blocked": 1,
+    "max_steps": 3,
+    "length": 3,
+    "context_window": 3,
+    "content_filter": 3,
+    "cancelled": 130,
+}
+CONFIG_ERRORS = frozenset({"auth", "not_found"})
+
+
+def exit_code(end: TurnEnd | None) -> int:
+    """SPEC §5: how `auger -p` exits after a turn."""
+    if end is None:
+        return 1
+    if end.stop_reason == "error" and end.error and end.error.get("kind") in CONFIG_ERRORS:
+        return 2
+    return EXIT_CODES.get(end.stop_reason, 1)
+
+
+class HeadlessHost:
+    """A host that cannot ask: notices go to stderr, one line each."""
+
+    capabilities: frozenset[str] = frozenset({"notify"})
+
+    def __init__(self, err: TextIO) -> None:
+        self._err = err
+
+    def ask(self, question: str, options: list[str] | None = None, secret: bool = False) -> None:
+        """Declined: nobody to ask."""
+        return None
+
+    def confirm(self, question: str) -> bool:
+        """Declined: nobody to ask."""
+        return False
+
+    def notify(self, message: str, level: str) -> None:
+        """One line on stderr."""
+        prefix = "" if level == "info" else f"{level}: "
+        self._err.write(f"auger: {prefix}{message}\n")
+        self._err.flush()
+
+    @contextlib.contextmanager
+    def progress(self, label: str) -> Iterator[None]:
+        """Nothing to show."""
+        yield
+
+
+class _Flusher:
+    """Flushes `out` once the event loop is idle, so a burst of records costs one write."""
+
+    def __init__(self, out: TextIO, loop: asyncio.AbstractEventLoop) -> None:
+        self._out = out
+        self._loop = loop
+        self._scheduled = False
+
+    def request(self) -> None:
+        if not self._scheduled:
+            self._scheduled = True
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._scheduled = False
+        with contextlib.suppress(BrokenPipeError):
+            self._out.flush()
+
+
+async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: TextIO) -> int:
+    """Run one prompt, render it to `out`, and return the exit code (SPEC §5)."""
+    loop = asyncio.get_running_loop()
+    flusher = _Flusher(out, loop)
+    interrupts = 0
+
+    def on_sigint() -> None:
+        nonlocal interrupts
+        interrupts += 1
+        if interrupts > 1:
+            os._exit(130)
+        runtime.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    end: TurnEnd | None = None
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    wrote_text = ""
+    try:
+        async for record in runtime.prompt(prompt):
+            if json_mode:
+                out.write(dumps(record.to_dict()) + "\n")
+            elif type(record) is TextDelta:
+                out.write(record.content)
+                wrote_text = record.content
+            if type(record) is TurnEnd:
+                end = record
+            flusher.request()
+        if not json_mode and wrote_text and not wrote_text.endswith("\n"):
+            out.write("\n")
+        out.flush()
+    except BrokenPipeError:
+        runtime.cancel()
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
+        await runtime.close()
+    return exit_code(end)
