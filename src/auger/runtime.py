@@ -226,9 +226,6 @@ class Runtime:
         queue: asyncio.Queue[Any] = asyncio.Queue()
         self._loop = asyncio.get_running_loop()
         self._cancel_frozen = False
-        for record in self._pending:
-            queue.put_nowait(record)
-        self._pending = []
         self._sink = queue.put_nowait
         self._task = asyncio.create_task(self._run(text, queue))
         try:
@@ -247,6 +244,9 @@ class Runtime:
                 self._started = True
                 start = SessionStart(self.session_id, "new", str(self.cwd))
                 await self.publish(start)
+            pending, self._pending = self._pending, []
+            for record in pending:
+                queue.put_nowait(record)
             await run_turn(self, text)
         finally:
             queue.put_nowait(_END)

@@ -1,0 +1,253 @@
+"""Paths for the file tools: errors, display, ordering, globs and a .gitignore-aware walk.
+
+The walk answers what `rg --files --hidden -g '!.git'` answers, so the search tools give the same
+results with or without ripgrep: hidden files are included, `.git` is skipped, symlinks are not
+followed, and `.gitignore` files apply as git applies them — inside a repository only, from the
+directory of the path up to the repository root, deeper files first, the last matching line of a
+file deciding, `!` re-including, a trailing `/` matching directories only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from auger.tools.base import ToolError
+
+
+def os_error(exc: OSError, path: str | Path) -> ToolError:
+    """The tool error for a failed file operation on `path`."""
+    kinds = {
+        FileNotFoundError: ("not_found", "does not exist"),
+        IsADirectoryError: ("is_directory", "is a directory"),
+        NotADirectoryError: ("not_a_directory", "is not a directory (or a parent is a file)"),
+        PermissionError: ("permission_denied", "permission denied"),
+    }
+    for kind, (error_type, text) in kinds.items():
+        if isinstance(exc, kind):
+            return ToolError(error_type, f"{path}: {text}")
+    return ToolError("io_error", f"{path}: {exc.strerror or exc}")
+
+
+def display(path: Path, cwd: Path) -> str:
+    """`path` as the model should see it: relative to the cwd when inside it, else absolute."""
+    try:
+        rel = path.relative_to(cwd)
+    except ValueError:
+        return str(path)
+    return "." if rel == Path() else rel.as_posix()
+
+
+def sort_key(rel: str) -> str:
+    """Orders paths component by component, so a directory's files stay together."""
+    return rel.replace("/", "\0")
+
+
+def _translate(part: str) -> str:
+    """The regex for one path component of a glob: `*`, `?`, `[...]`, `{a,b}` and `\\` escapes."""
+    out: list[str] = []
+    depth = i = 0
+    while i < len(part):
+        c = part[i]
+        i += 1
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i < len(part):
+            out.append(re.escape(part[i]))
+            i += 1
+        elif c == "[" and (end := part.find("]", i + (part[i : i + 1] in ("!", "^")))) > i:
+            body = part[i:end]
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + re.sub(r"([\\\]\[^])", r"\\\1", body) + "]")
+            i = end + 1
+        elif c == "{":
+            depth += 1
+            out.append("(?:")
+        elif c == "}" and depth:
+            depth -= 1
+            out.append(")")
+        elif c == "," and depth:
+            out.append("|")
+        else:
+            out.append(re.escape(c))
+    if depth:
+        raise ValueError(f"unclosed '{{' in glob {part!r}")
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Glob:
+    """One gitignore-style pattern, matched against a path relative to its base directory."""
+
+    regex: re.Pattern[str]
+    negated: bool
+    dir_only: bool
+
+    @classmethod
+    def parse(cls, line: str) -> Glob | None:
+        """The pattern on one .gitignore line; `None` for blanks and comments."""
+        stripped = line.rstrip("\r").rstrip(" ")
+        if stripped.endswith("\\") and len(stripped) < len(line.rstrip("\r")):
+            stripped += " "  # an escaped trailing space is kept
+        if not stripped or stripped.startswith("#"):
+            return None
+        negated = stripped.startswith("!")
+        pattern = stripped[1:] if negated else stripped
+        dir_only = pattern.endswith("/")
+        pattern = pattern.rstrip("/")
+        anchored = "/" in pattern
+        pattern = pattern.removeprefix("/")
+        if not pattern:
+            return None
+        parts = pattern.split("/")
+        body = ""
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            if part == "**":
+                body += ".*" if last else "(?:.*/)?"
+            else:
+                body += _translate(part) + ("" if last else "/")
+        prefix = "" if anchored else "(?:.*/)?"
+        return cls(re.compile(prefix + body, re.DOTALL), negated, dir_only)
+
+    def matches(self, rel: str, is_dir: bool) -> bool:
+        """Whether the pattern matches `rel`, ignoring negation."""
+        return (is_dir or not self.dir_only) and self.regex.fullmatch(rel) is not None
+
+
+class PathGlob:
+    """A user's glob over files under a search root, as ripgrep's `--glob` applies it."""
+
+    def __init__(self, pattern: str) -> None:
+        try:
+            glob = Glob.parse(pattern)
+        except (ValueError, re.error) as exc:
+            raise ToolError("validation_error", f"invalid glob {pattern!r}: {exc}") from None
+        if glob is None:
+            raise ToolError("validation_error", f"invalid glob {pattern!r}")
+        self.glob = glob
+
+    def accepts(self, rel: str) -> bool:
+        """Whether the file at `rel` passes: it matches, or for `!pattern`, neither it nor a
+        directory above it matches."""
+        if not self.glob.negated:
+            return self.glob.matches(rel, False)
+        if self.glob.matches(rel, False):
+            return False
+        parts = rel.split("/")
+        return not any(self.glob.matches("/".join(parts[:i]), True) for i in range(1, len(parts)))
+
+
+def _ignore_file(directory: str) -> tuple[Glob, ...]:
+    try:
+        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as f:
+            lines = f.read().split("\n")
+    except OSError:
+        return ()
+    globs = []
+    for line in lines:
+        try:
+            glob = Glob.parse(line)
+        except (ValueError, re.error):
+            continue  # git skips a line it cannot read, and so does ripgrep
+        if glob is not None:
+            globs.append(glob)
+    return tuple(globs)
+
+
+@dataclass(frozen=True, slots=True)
+class _DirRules:
+    """The .gitignore files that decide for entries of one directory, deepest first."""
+
+    chain: tuple[tuple[str, tuple[Glob, ...]], ...]
+    in_repo: bool
+
+    def child(self, directory: str) -> _DirRules:
+        has_git = os.path.exists(os.path.join(directory, ".git"))
+        own = _ignore_file(directory)
+        chain = ((directory, own),) if own else ()
+        # Lookup stops at a repository's root: .gitignore files above it are not the repo's.
+        chain += () if has_git else self.chain
+        return _DirRules(chain, self.in_repo or has_git)
+
+    def ignored(self, path: str, is_dir: bool) -> bool:
+        if not self.in_repo:
+            return False
+        for directory, globs in self.chain:
+            rel = path[len(directory.rstrip("/")) + 1 :]
+            for glob in reversed(globs):
+                if glob.matches(rel, is_dir):
+                    return not glob.negated
+        return False
+
+
+class Tree:
+    """The files under one search root that `.gitignore` leaves visible."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = os.path.realpath(root)
+        rules = _DirRules((), False)
+        for directory in reversed([self.root, *map(str, Path(self.root).parents)]):
+            rules = rules.child(directory)
+        self._rules: dict[str, _DirRules] = {"": rules}
+
+    def _rules_for(self, rel_dir: str) -> _DirRules:
+        found = self._rules.get(rel_dir)
+        if found is None:
+            parent = rel_dir.rpartition("/")[0]
+            found = self._rules_for(parent).child(os.path.join(self.root, rel_dir))
+            self._rules[rel_dir] = found
+        return found
+
+    def _skips(self, rel: str, is_dir: bool) -> bool:
+        name = rel.rpartition("/")[2]
+        rules = self._rules_for(rel.rpartition("/")[0])
+        return name == ".git" or rules.ignored(os.path.join(self.root, rel), is_dir)
+
+    def excluded(self, rel: str) -> bool:
+        """Whether the file at `rel`, or a directory above it, is ignored (or is `.git`)."""
+        parts = rel.split("/")
+        dirs = ("/".join(parts[:i]) for i in range(1, len(parts)))
+        return any(self._skips(d, True) for d in dirs) or self._skips(rel, False)
+
+    def entries(self, rel_dir: str = "") -> tuple[list[tuple[str, bool]], int]:
+        """The visible entries of one directory as sorted (name, is_dir), and how many are
+        ignored."""
+        shown: list[tuple[str, bool]] = []
+        ignored = 0
+        with os.scandir(os.path.join(self.root, rel_dir)) as it:
+            for entry in it:
+                if entry.name == ".git":
+                    continue
+                is_dir = entry.is_dir()
+                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+                if self._skips(rel, is_dir):
+                    ignored += 1
+                else:
+                    shown.append((entry.name, is_dir))
+        shown.sort()
+        return shown, ignored
+
+    def files(self) -> Iterator[str]:
+        """Every visible file, as paths relative to the root, in `sort_key` order."""
+        yield from self._files("")
+
+    def _files(self, rel_dir: str) -> Iterator[str]:
+        try:
+            with os.scandir(os.path.join(self.root, rel_dir)) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if not self._skips(rel, True):
+                    yield from self._files(rel)
+            elif entry.is_file(follow_symlinks=False) and not self._skips(rel, False):
+                yield rel

@@ -1,0 +1,90 @@
+"""Choosing a model and reaching its provider."""
+
+from __future__ import annotations
+
+import pytest
+
+from auger.config.errors import ConfigError
+from auger.config.models import build_provider, choose_model, provider_config, resolve_model
+
+
+def test_flag_wins_over_env_and_settings() -> None:
+    env = {"AUGER_MODEL": "openai/gpt-5"}
+    settings = {"model": "anthropic/claude-haiku-4-5"}
+    assert choose_model("anthropic/claude-opus-4-5", env, settings) == "anthropic/claude-opus-4-5"
+    assert choose_model(None, env, settings) == "openai/gpt-5"
+    assert choose_model(None, {}, settings) == "anthropic/claude-haiku-4-5"
+
+
+def test_no_model_says_how_to_choose_one() -> None:
+    with pytest.raises(ConfigError, match="--model PROVIDER/NAME"):
+        choose_model(None, {}, {})
+
+
+def test_a_model_without_a_provider() -> None:
+    config = provider_config("anthropic", {"ANTHROPIC_API_KEY": "k"}, {})
+    with pytest.raises(ConfigError, match="names no provider"):
+        resolve_model("claude-sonnet-4-5", config)
+
+
+def test_unknown_provider_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigError) as err:
+        provider_config("nope", {}, {"providers": {"local": {"api": "chat-completions"}}})
+    assert "unknown provider 'nope'" in str(err.value)
+    assert "anthropic, local, openai" in str(err.value)
+
+
+def test_builtin_provider_reads_key_and_base_url_from_env() -> None:
+    env = {"ANTHROPIC_API_KEY": "sk-1", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    config = provider_config("anthropic", env, {})
+    assert (config.api, config.base_url, config.api_key) == (
+        "messages",
+        "http://127.0.0.1:9",
+        "sk-1",
+    )
+    model = resolve_model("anthropic/claude-sonnet-4-5", config)
+    assert model.pricing is not None and model.context_window == 200_000
+
+
+def test_missing_key_names_the_variable() -> None:
+    config = provider_config("openai", {}, {})
+    with pytest.raises(ConfigError, match="set OPENAI_API_KEY"):
+        build_provider(config)
+
+
+def test_custom_openai_compatible_provider_needs_no_key() -> None:
+    settings = {
+        "providers": {
+            "ollama": {
+                "api": "chat-completions",
+                "base_url": "http://127.0.0.1:11434/v1",
+                "models": {"qwen3": {"context_window": 32768}},
+            }
+        }
+    }
+    config = provider_config("ollama", {}, settings)
+    model = resolve_model("ollama/qwen3", config)
+    assert (model.api, model.context_window, model.pricing) == ("chat-completions", 32768, None)
+    provider = build_provider(config)
+    assert provider.name == "ollama"
+
+
+def test_custom_provider_key_from_a_named_variable() -> None:
+    settings = {
+        "providers": {
+            "groq": {
+                "api": "chat-completions",
+                "base_url": "https://api.groq.com/openai/v1",
+                "api_key_env": "GROQ_API_KEY",
+            }
+        }
+    }
+    with pytest.raises(ConfigError, match="set GROQ_API_KEY"):
+        build_provider(provider_config("groq", {}, settings))
+    config = provider_config("groq", {"GROQ_API_KEY": "g"}, settings)
+    assert config.api_key == "g"
+
+
+def test_bad_api_name() -> None:
+    with pytest.raises(ConfigError, match='"api" must be one of'):
+        provider_config("x", {}, {"providers": {"x": {"api": "soap", "base_url": "u"}}})
