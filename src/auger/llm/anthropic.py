@@ -7,9 +7,6 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-import httpx2
-
-from auger.llm.http import HttpClient
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
@@ -31,7 +28,7 @@ from auger.llm.records import (
     TokenUsageDone,
 )
 from auger.llm.usage import Usage
-from auger.llm.wire import PendingCall, decode, incomplete, stream_error
+from auger.llm.wire import HttpProvider, PendingCall, decode, incomplete, stream_error
 
 API_VERSION = "2023-06-01"
 THINKING_BUDGETS = {"low": 4096, "medium": 10_000, "high": 32_000}
@@ -154,30 +151,21 @@ def request_body(request: Request) -> dict[str, Any]:
     return body
 
 
-class AnthropicProvider:
+def _merge_usage(usage: dict[str, Any], update: dict[str, Any] | None) -> None:
+    # message_delta repeats the counts, some as null; the latest known value wins
+    if update:
+        usage.update((k, v) for k, v in update.items() if v is not None)
+
+
+class AnthropicProvider(HttpProvider):
     """Streams responses from the Anthropic Messages API (`POST /v1/messages`)."""
 
-    def __init__(
-        self,
-        name: str,
-        base_url: str,
-        api_key: str | None,
-        *,
-        key_env: str | None = None,
-        headers: dict[str, str] | None = None,
-        transport: httpx2.AsyncBaseTransport | None = None,
-    ) -> None:
-        self.name = name
-        base = {"anthropic-version": API_VERSION}
+    def auth_headers(self, api_key: str | None) -> dict[str, str]:
+        """`x-api-key` (when there is one) and the API version."""
+        headers = {"anthropic-version": API_VERSION}
         if api_key:
-            base["x-api-key"] = api_key
-        self._http = HttpClient(
-            name, base_url, base | (headers or {}), key_env=key_env, transport=transport
-        )
-
-    async def aclose(self) -> None:
-        """Release connections."""
-        await self._http.aclose()
+            headers["x-api-key"] = api_key
+        return headers
 
     async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
         """The records of one streamed response."""
@@ -201,7 +189,8 @@ class AnthropicProvider:
                         parts.append(text)
                         yield TextDelta(text)
                     elif dtype == "input_json_delta":
-                        if piece := delta["partial_json"]:
+                        # server tools (web search) stream their input too: not ours to run
+                        if kind == "tool_use" and (piece := delta["partial_json"]):
                             yield call.delta(piece)
                     elif dtype == "thinking_delta":
                         text = delta["thinking"]
@@ -242,9 +231,3 @@ class AnthropicProvider:
         tokens = Usage(total_input, usage.get("output_tokens", 0), cache_read, cache_write)
         yield TokenUsageDone(request.model.price(tokens))
         yield FinishReasonDone(_STOP_REASONS.get(stop or "", "other"), stop)
-
-
-def _merge_usage(usage: dict[str, Any], update: dict[str, Any] | None) -> None:
-    # message_delta repeats the counts, some as null; the latest known value wins
-    if update:
-        usage.update((k, v) for k, v in update.items() if v is not None)

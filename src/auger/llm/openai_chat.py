@@ -6,15 +6,12 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-import httpx2
-
-from auger.llm.http import HttpClient
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
     Message,
-    TextPart,
     ToolResultMessage,
+    UserMessage,
     UserPart,
 )
 from auger.llm.provider import Exchange, Request
@@ -28,7 +25,14 @@ from auger.llm.records import (
     TokenUsageDone,
 )
 from auger.llm.usage import Usage
-from auger.llm.wire import PendingCall, bearer, data_url, decode, incomplete, stream_error
+from auger.llm.wire import (
+    HttpProvider,
+    PendingCall,
+    data_url,
+    decode,
+    incomplete,
+    stream_error,
+)
 
 _FINISH_REASONS = {
     "stop": "stop",
@@ -45,11 +49,11 @@ def _content_part(part: UserPart) -> dict[str, Any]:
     return {"type": "text", "text": part.text}
 
 
-def _user_content(parts: tuple[UserPart, ...]) -> str | list[dict[str, Any]]:
+def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
     # plain text as a string: some local servers accept nothing else
-    if all(isinstance(p, TextPart) for p in parts):
-        return "".join(p.text for p in parts)  # type: ignore[union-attr]
-    return [_content_part(p) for p in parts]
+    if any(isinstance(p, ImagePart) for p in message.content):
+        return [_content_part(p) for p in message.content]
+    return message.text
 
 
 def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
@@ -73,9 +77,8 @@ def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
 def chat_messages(system: str, messages: tuple[Message, ...]) -> list[dict[str, Any]]:
     """`messages` as chat messages, the system prompt first."""
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    images: list[
-        ImagePart
-    ] = []  # tool messages carry text only: their images follow as a user turn
+    # tool messages carry text only: their images follow, as a user turn
+    images: list[ImagePart] = []
     for message in messages:
         if isinstance(message, ToolResultMessage):
             out.append({"role": "tool", "tool_call_id": message.call_id, "content": message.text})
@@ -88,7 +91,7 @@ def chat_messages(system: str, messages: tuple[Message, ...]) -> list[dict[str, 
             if turn := _assistant(message):
                 out.append(turn)
         else:
-            out.append({"role": "user", "content": _user_content(message.content)})
+            out.append({"role": "user", "content": _user_content(message)})
     if images:
         out.append({"role": "user", "content": [_content_part(p) for p in images]})
     return out
@@ -136,35 +139,16 @@ def _close(kind: str, parts: list[str]) -> Record:
     return TextDone(text) if kind == "text" else ReasoningDone(text)
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(HttpProvider):
     """Streams from an OpenAI-compatible Chat Completions API (`POST /chat/completions`)."""
-
-    def __init__(
-        self,
-        name: str,
-        base_url: str,
-        api_key: str | None,
-        *,
-        key_env: str | None = None,
-        headers: dict[str, str] | None = None,
-        transport: httpx2.AsyncBaseTransport | None = None,
-    ) -> None:
-        self.name = name
-        self._http = HttpClient(
-            name, base_url, bearer(api_key) | (headers or {}), key_env=key_env, transport=transport
-        )
-
-    async def aclose(self) -> None:
-        """Release connections."""
-        await self._http.aclose()
 
     async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
         """The records of one streamed response."""
         kind: str | None = None  # the open block: "text" or "reasoning"
         parts: list[str] = []
         by_index: dict[Any, PendingCall] = {}
-        calls: list[PendingCall] = []  # every call, in the model's order
-        pending: list[PendingCall] = []  # calls not yet announced as done
+        pending: list[PendingCall] = []  # calls not yet done, in the model's order
+        called = 0
         finish: str | None = None
         usage: dict[str, Any] | None = None
         done = False
@@ -175,8 +159,8 @@ class OpenAIChatProvider:
                     done = True
                     continue
                 chunk = decode(self.name, raw)
-                if "error" in chunk:
-                    raise stream_error(self.name, chunk["error"] or {})
+                if error := chunk.get("error"):
+                    raise stream_error(self.name, error)
                 if choices := chunk.get("choices"):
                     choice = choices[0]
                     if delta := choice.get("delta"):
@@ -209,11 +193,11 @@ class OpenAIChatProvider:
                                 # a new id at a known index is a new call (servers without index)
                                 if call is None or (call_id and call_id != call.call_id):
                                     call = PendingCall(
-                                        call_id or f"call_{len(calls)}", function.get("name") or ""
+                                        call_id or f"call_{called}", function.get("name") or ""
                                     )
                                     by_index[index] = call
-                                    calls.append(call)
                                     pending.append(call)
+                                    called += 1
                                 if arguments := function.get("arguments"):
                                     yield call.delta(arguments)
                     if reason := choice.get("finish_reason"):
@@ -224,9 +208,10 @@ class OpenAIChatProvider:
                         for call in pending:
                             yield call.done()
                         pending = []
-                if chunk.get("usage"):
-                    usage = chunk["usage"]
-        if not done and finish is None:
+                if counts := chunk.get("usage"):
+                    usage = counts
+        # without [DONE], only a clean end after both the finish reason and the usage is whole
+        if not done and (finish is None or usage is None):
             raise incomplete(self.name)
         if kind:
             yield _close(kind, parts)
@@ -234,6 +219,6 @@ class OpenAIChatProvider:
             yield call.done()
         yield TokenUsageDone(request.model.price(_usage(usage)))
         normalized = _FINISH_REASONS.get(finish or "", "other")
-        if normalized == "stop" and calls:  # Ollama and others say stop after calling tools
+        if normalized == "stop" and called:  # Ollama and others say stop after calling tools
             normalized = "tool_calls"
         yield FinishReasonDone(normalized, finish)

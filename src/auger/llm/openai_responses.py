@@ -7,9 +7,6 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-import httpx2
-
-from auger.llm.http import HttpClient
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
@@ -32,7 +29,14 @@ from auger.llm.records import (
     ToolCallDelta,
 )
 from auger.llm.usage import Usage
-from auger.llm.wire import PendingCall, bearer, data_url, decode, incomplete, stream_error
+from auger.llm.wire import (
+    HttpProvider,
+    PendingCall,
+    data_url,
+    decode,
+    incomplete,
+    stream_error,
+)
 
 _INCOMPLETE_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
@@ -47,6 +51,11 @@ def _tool_output(message: ToolResultMessage) -> str | list[dict[str, Any]]:
     if any(isinstance(p, ImagePart) for p in message.content):
         return [_input_part(p) for p in message.content]
     return message.text
+
+
+def _signature(item: dict[str, Any]) -> str:
+    # what it takes to send a reasoning item back when nothing is stored server-side
+    return json.dumps({"id": item.get("id"), "encrypted_content": item["encrypted_content"]})
 
 
 def _reasoning_item(part: ReasoningPart, signature: str) -> dict[str, Any]:
@@ -147,27 +156,8 @@ def _usage(response: dict[str, Any]) -> Usage:
     )
 
 
-class OpenAIResponsesProvider:
+class OpenAIResponsesProvider(HttpProvider):
     """Streams responses from the OpenAI Responses API (`POST /responses`)."""
-
-    def __init__(
-        self,
-        name: str,
-        base_url: str,
-        api_key: str | None,
-        *,
-        key_env: str | None = None,
-        headers: dict[str, str] | None = None,
-        transport: httpx2.AsyncBaseTransport | None = None,
-    ) -> None:
-        self.name = name
-        self._http = HttpClient(
-            name, base_url, bearer(api_key) | (headers or {}), key_env=key_env, transport=transport
-        )
-
-    async def aclose(self) -> None:
-        """Release connections."""
-        await self._http.aclose()
 
     async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
         """The records of one streamed response."""
@@ -175,7 +165,7 @@ class OpenAIResponsesProvider:
         called = False
         reasoning: list[str] = []
         final: dict[str, Any] | None = None
-        incomplete_ = False
+        ending = ""  # the terminal event's type
         events = self._http.events("/responses", request_body(request), exchange)
         async with aclosing(events):
             async for _, raw in events:
@@ -228,7 +218,7 @@ class OpenAIResponsesProvider:
                         yield call.done()
                 elif etype == "response.completed" or etype == "response.incomplete":
                     final = data["response"]
-                    incomplete_ = etype == "response.incomplete"
+                    ending = etype
                 elif etype == "response.failed":
                     raise stream_error(self.name, data["response"].get("error") or {})
                 elif etype == "error":
@@ -236,12 +226,8 @@ class OpenAIResponsesProvider:
         if final is None:
             raise incomplete(self.name)
         yield TokenUsageDone(request.model.price(_usage(final)))
-        if incomplete_:
+        if ending == "response.incomplete":
             reason = (final.get("incomplete_details") or {}).get("reason")
             yield FinishReasonDone(_INCOMPLETE_REASONS.get(reason or "", "other"), reason)
         else:
             yield FinishReasonDone("tool_calls" if called else "stop", "completed")
-
-
-def _signature(item: dict[str, Any]) -> str:
-    return json.dumps({"id": item.get("id"), "encrypted_content": item["encrypted_content"]})

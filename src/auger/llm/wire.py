@@ -1,11 +1,14 @@
-"""Pieces the streaming wire formats share: event decoding, stream errors, tool-call assembly."""
+"""Shared by the wire formats: HTTP provider base, event decoding, errors, tool-call assembly."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import httpx2
+import msgspec
+
 from auger.llm.errors import ProviderError, classify_status
+from auger.llm.http import HttpClient
 from auger.llm.messages import ImagePart
 from auger.llm.records import ToolCallDelta, ToolCallDone
 
@@ -26,11 +29,14 @@ _ERROR_KINDS = {
 }
 
 
+_json_decode = msgspec.json.decode  # several times faster than json.loads, once per delta
+
+
 def decode(provider: str, data: str) -> dict[str, Any]:
     """One event's JSON payload; an unreadable one is a server failure."""
     try:
-        return json.loads(data)
-    except ValueError:
+        return _json_decode(data)
+    except msgspec.DecodeError:
         raise ProviderError(
             "server", f"{provider}: unreadable stream event: {data[:200]}"
         ) from None
@@ -57,14 +63,40 @@ def incomplete(provider: str) -> ProviderError:
     )
 
 
-def bearer(api_key: str | None) -> dict[str, str]:
-    """An `Authorization: Bearer` header, or none without a key (local servers)."""
-    return {"authorization": f"Bearer {api_key}"} if api_key else {}
-
-
 def data_url(image: ImagePart) -> str:
     """`image` as a base64 `data:` URL."""
     return f"data:{image.media_type};base64,{image.data}"
+
+
+class HttpProvider:
+    """What every HTTP wire format shares: the constructor, one pooled client, `aclose`.
+
+    `headers` go over the format's own (auth, version), names compared case-insensitively.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        base_url: str,
+        api_key: str | None,
+        *,
+        key_env: str | None = None,
+        headers: dict[str, str] | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.name = name
+        extra = {k.lower(): v for k, v in (headers or {}).items()}
+        self._http = HttpClient(
+            name, base_url, self.auth_headers(api_key) | extra, key_env=key_env, transport=transport
+        )
+
+    def auth_headers(self, api_key: str | None) -> dict[str, str]:
+        """`Authorization: Bearer`, or nothing without a key (local servers)."""
+        return {"authorization": f"Bearer {api_key}"} if api_key else {}
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        await self._http.aclose()
 
 
 class PendingCall:
