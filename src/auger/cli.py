@@ -86,7 +86,7 @@ def _headless(opts: object, prompt: str) -> int:
         sys.stderr.write(f"auger: {exc}\n")
         return 2
     return asyncio.run(
-        run_print(runtime, prompt, json_mode=opts.json, out=sys.stdout)  # type: ignore[attr-defined]
+        run_print(runtime, prompt, json_mode=opts.json, out=sys.stdout.buffer)  # type: ignore[attr-defined]
     )
 
 

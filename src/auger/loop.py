@@ -103,15 +103,16 @@ class MessageBuilder:
         self.usage = Usage()
         self.finish = "stop"
         self.raw_finish: str | None = None
-        self.partial = ""
+        self.partial: list[str] = []
 
     def add(self, record: Record) -> None:
         """Take in one record."""
-        if isinstance(record, TextDelta):
-            self.partial += record.content
-        elif isinstance(record, TextDone):
+        kind = type(record)
+        if kind is TextDelta:
+            self.partial.append(record.content)
+        elif kind is TextDone:
             self.parts.append(TextPart(record.content))
-            self.partial = ""
+            self.partial.clear()
         elif isinstance(record, ReasoningDone):
             self.parts.append(ReasoningPart(record.content, record.signature))
         elif isinstance(record, ToolCallDone):
@@ -128,7 +129,7 @@ class MessageBuilder:
         if cancelled:
             parts = [p for p in parts if not isinstance(p, ToolCall)]
             if self.partial:
-                parts.append(TextPart(self.partial))
+                parts.append(TextPart("".join(self.partial)))
         model = runtime.model
         return AssistantMessage(
             tuple(parts),
@@ -225,17 +226,20 @@ async def _call_model(rt: Runtime, state: TurnState, system: str) -> AssistantMe
                 produced = True
                 builder.add(record)
                 await rt.publish(record)
-                if isinstance(record, ReasoningDelta) and reasoning_started is None:
+                kind = type(record)
+                if kind is TextDelta:
+                    continue
+                if kind is ReasoningDelta and reasoning_started is None:
                     reasoning_started = rt.clock()
-                elif isinstance(record, TextDone):
+                elif kind is TextDone:
                     await rt.bus.emit("message", MessageEvent("text", record.content))
-                elif isinstance(record, ReasoningDone):
+                elif kind is ReasoningDone:
                     await rt.bus.emit("message", MessageEvent("reasoning", record.content))
                     started = reasoning_started if reasoning_started is not None else rt.clock()
                     elapsed = (rt.clock() - started) * 1000
                     reasoning_started = None
                     await rt.bus.emit("reasoning", ReasoningEvent(record.content, elapsed))
-                elif isinstance(record, TokenUsageDone):
+                elif kind is TokenUsageDone:
                     state.usage = state.usage + record.usage
                     rt.account(record.usage)
                     if rt.bus.has("usage"):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 from collections.abc import Iterator
-from typing import TextIO
+from typing import BinaryIO, TextIO
+
+import msgspec
 
 from auger.records import TextDelta, TurnEnd
 from auger.runtime import Runtime
@@ -66,7 +67,7 @@ class HeadlessHost:
 class _Flusher:
     """Flushes `out` once the event loop is idle, so a burst of records costs one write."""
 
-    def __init__(self, out: TextIO, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, out: BinaryIO, loop: asyncio.AbstractEventLoop) -> None:
         self._out = out
         self._loop = loop
         self._scheduled = False
@@ -82,8 +83,8 @@ class _Flusher:
             self._out.flush()
 
 
-async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: TextIO) -> int:
-    """Run one prompt, render it to `out`, and return the exit code (SPEC §5)."""
+async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: BinaryIO) -> int:
+    """Run one prompt, render it to `out` (UTF-8 bytes), and return the exit code (SPEC §5)."""
     loop = asyncio.get_running_loop()
     flusher = _Flusher(out, loop)
     interrupts = 0
@@ -98,20 +99,20 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Text
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, on_sigint)
     end: TurnEnd | None = None
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    encode = msgspec.json.Encoder().encode
     wrote_text = ""
     try:
         async for record in runtime.prompt(prompt):
             if json_mode:
-                out.write(dumps(record.to_dict()) + "\n")
+                out.write(encode(record.to_dict()) + b"\n")
             elif type(record) is TextDelta:
-                out.write(record.content)
+                out.write(record.content.encode())
                 wrote_text = record.content
             if type(record) is TurnEnd:
                 end = record
             flusher.request()
         if not json_mode and wrote_text and not wrote_text.endswith("\n"):
-            out.write("\n")
+            out.write(b"\n")
         out.flush()
     except BrokenPipeError:
         runtime.cancel()

@@ -10,6 +10,7 @@ import httpx2
 
 from auger.llm.errors import ProviderError, classify_status, parse_retry_after
 from auger.llm.provider import Exchange
+from auger.llm.sse import SSEDecoder
 
 DEFAULT_TIMEOUT = httpx2.Timeout(connect=15.0, read=300.0, write=60.0, pool=15.0)
 
@@ -73,8 +74,18 @@ class HttpClient:
                 await exchange.after_response(url, response.status_code, dict(response.headers))
                 if response.status_code >= 400:
                     raise self._http_error(response.status_code, await response.aread(), response)
-                async for sse in httpx2.EventSource(response, max_event_size=None):
-                    yield sse.event, sse.data
+                content_type = response.headers.get("content-type", "")
+                if not content_type.startswith("text/event-stream"):
+                    body = (await response.aread())[:300].decode(errors="replace")
+                    raise ProviderError(
+                        "bad_request",
+                        f"{self.provider}: expected an event stream, got {content_type!r}: {body}",
+                        status=response.status_code,
+                    )
+                decoder = SSEDecoder()
+                async for chunk in response.aiter_bytes():
+                    for event in decoder.feed(chunk):
+                        yield event
         except httpx2.TransportError as exc:
             raise ProviderError("network", f"{self.provider}: {exc or type(exc).__name__}") from exc
 
