@@ -8,7 +8,6 @@ async for record in Runtime("anthropic/claude-sonnet-4-5").prompt("hi"):
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from auger._version import __version__
 
@@ -64,6 +63,7 @@ __all__ = [
     "tool",
 ]
 
+TYPE_CHECKING = False  # typing itself costs milliseconds that `--version` cannot spare
 if TYPE_CHECKING:
     from auger import events, records
     from auger.config.errors import ConfigError
@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from auger.tools.base import Tool, ToolContext, ToolError, ToolResponse, tool
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _MODULES:
         return importlib.import_module(f"auger.{name}")
     module = _EXPORTS.get(name)

@@ -6,7 +6,6 @@ import asyncio
 import os
 import threading
 import time
-import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from datetime import date
@@ -139,7 +138,7 @@ class Runtime:
         self.retry = retry or _retry_from(self.settings)
         self.reasoning = reasoning
         self.idle_before_turn_end = idle_before_turn_end
-        self.session_id = session_id or uuid.uuid4().hex[:12]
+        self.session_id = session_id or os.urandom(6).hex()
         self.model, self.provider = self._resolve(model, provider)
         self.messages: list[Message] = []
         self.usage_total: Usage = ZERO

@@ -54,7 +54,12 @@ class HttpClient:
 
     def _get_client(self) -> httpx2.AsyncClient:
         if self._client is None:
-            self._client = httpx2.AsyncClient(transport=self._transport, timeout=self._timeout)
+            # Plain-HTTP servers (local models, test servers) never use TLS, so skip loading
+            # the CA store, which costs tens of milliseconds of start-up.
+            verify = not self.base_url.startswith("http://")
+            self._client = httpx2.AsyncClient(
+                transport=self._transport, timeout=self._timeout, verify=verify
+            )
         return self._client
 
     async def events(
