@@ -37,11 +37,25 @@ def _parser() -> object:
     p.add_argument("--reasoning", choices=("low", "medium", "high"), help="reasoning effort")
     p.add_argument("--no-tools", action="store_true", help="no tools at all")
     p.add_argument("--tools", help="comma-separated allowlist of tools")
+    p.add_argument(
+        "--extension",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="load an extension file (repeatable)",
+    )
+    p.add_argument(
+        "--no-extensions",
+        action="store_true",
+        help="skip installed, user and project extensions",
+    )
     p.add_argument("-V", "--version", action="version", version=f"auger {__version__}")
     return p
 
 
 def _run(args: list[str]) -> int:
+    if args[:1] == ["trust"]:
+        return _trust(args[1:])
     opts = _parser().parse_args(args)  # type: ignore[attr-defined]
     if not opts.print:
         sys.stderr.write(
@@ -62,11 +76,34 @@ def _run(args: list[str]) -> int:
     return _headless(opts, prompt)
 
 
+def _trust(args: list[str]) -> int:
+    import os
+    from pathlib import Path
+
+    from auger.config.paths import auger_home, display
+    from auger.extensions.trust import TrustStore
+
+    if len(args) > 1:
+        sys.stderr.write("auger: usage: auger trust [PROJECT_DIR]\n")
+        return 2
+    project = Path(args[0] if args else os.getcwd()).resolve()
+    if not project.is_dir():
+        sys.stderr.write(f"auger: {args[0]} is not a directory\n")
+        return 2
+    TrustStore(auger_home(os.environ)).trust(project)
+    sys.stdout.write(f"trusted {display(project)}: its .auger/extensions will load\n")
+    return 0
+
+
 def _headless(opts: object, prompt: str) -> int:
     import asyncio
+    import os
+    from pathlib import Path
 
     from auger.config.errors import ConfigError
+    from auger.config.paths import auger_home
     from auger.hosts.headless import HeadlessHost, run_print
+    from auger.loader import discover
     from auger.runtime import Runtime
 
     host = HeadlessHost(sys.stderr)
@@ -74,17 +111,29 @@ def _headless(opts: object, prompt: str) -> int:
     if opts.tools is not None:  # type: ignore[attr-defined]
         tools = [t.strip() for t in opts.tools.split(",") if t.strip()]  # type: ignore[attr-defined]
     try:
+        cwd = Path(os.getcwd())
+        sources, notices = discover(
+            auger_home(os.environ),
+            cwd,
+            host,
+            paths=opts.extension,  # type: ignore[attr-defined]
+            discovered=not opts.no_extensions,  # type: ignore[attr-defined]
+        )
         runtime = Runtime(
             opts.model,  # type: ignore[attr-defined]
+            cwd=cwd,
+            extensions=sources,
             host=host,
             max_steps=opts.max_steps or 100,  # type: ignore[attr-defined]
-            default_tools=not opts.no_tools,  # type: ignore[attr-defined]
+            bundled=not opts.no_tools,  # type: ignore[attr-defined]
             tools=tools,
             reasoning=opts.reasoning,  # type: ignore[attr-defined]
         )
     except ConfigError as exc:
         sys.stderr.write(f"auger: {exc}\n")
         return 2
+    for notice in notices:
+        runtime.notify(notice, "warning")
     return asyncio.run(
         run_print(runtime, prompt, json_mode=opts.json, out=sys.stdout.buffer)  # type: ignore[attr-defined]
     )

@@ -174,6 +174,7 @@ async def _turn(rt: Runtime, state: TurnState) -> None:
     rt.append(UserMessage.of(out.event.prompt))
     responses = 0
     while True:
+        await rt.reload_if_changed()
         await _report_jobs(rt)
         message = await _call_model(rt, state, system)
         if message is None:
@@ -197,8 +198,6 @@ async def _turn(rt: Runtime, state: TurnState) -> None:
 
 async def _report_jobs(rt: Runtime) -> None:
     jobs = rt.jobs
-    if jobs is None:
-        return
     exits = jobs.take_exits()
     if not exits:
         return

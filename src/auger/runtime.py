@@ -25,9 +25,11 @@ from auger.config.models import (
 from auger.config.paths import auger_home
 from auger.config.settings import load_settings
 from auger.events import SessionShutdown
-from auger.extensions.registrar import Registrar, Registrations
+from auger.extensions.context import HandlerContext
+from auger.extensions.registrar import Registrations, load_extensions
+from auger.extensions.source import Extension, Source, from_callable
 from auger.host import Host, NullHost
-from auger.llm.catalog import lookup
+from auger.llm.catalog import lookup, model_from_entry
 from auger.llm.errors import RetryPolicy
 from auger.llm.messages import Message
 from auger.llm.provider import Model, Provider
@@ -35,9 +37,7 @@ from auger.llm.records import Record
 from auger.llm.usage import ZERO, Usage
 from auger.loop import Exchange, run_turn
 from auger.records import Notify, SessionEnd, SessionStart, TurnEnd
-from auger.tools.base import Tool
-
-Extension = Callable[[Registrar], Any]
+from auger.tools.jobs import Jobs
 
 BASE_PROMPT = (
     "You are auger, a coding agent working in the user's project. Use the tools to read, "
@@ -90,12 +90,19 @@ class _Channel:
             yield items.popleft()
 
 
-def _default_extensions() -> list[tuple[str, Extension]]:
-    try:
-        from auger.tools.builtin import extensions
-    except ImportError:
-        return []
-    return extensions()
+def _bundled() -> list[Source]:
+    from auger.tools.builtin import extensions
+
+    return [Source(name, lambda fn=fn: fn) for name, fn in extensions()]
+
+
+def as_source(ext: Source | Extension | tuple[str, Extension]) -> Source:
+    """A `Source` for anything `Runtime(extensions=…)` accepts."""
+    if isinstance(ext, Source):
+        return ext
+    if isinstance(ext, tuple):
+        return from_callable(ext[1], ext[0])
+    return from_callable(ext)
 
 
 class Runtime:
@@ -118,8 +125,8 @@ class Runtime:
         host: Host | None = None,
         max_steps: int = 100,
         settings: Mapping[str, Any] | None = None,
-        extensions: Sequence[Extension | tuple[str, Extension]] = (),
-        default_tools: bool = True,
+        extensions: Sequence[Source | Extension | tuple[str, Extension]] = (),
+        bundled: bool = True,
         tools: Sequence[str] | None = None,
         retry: RetryPolicy | None = None,
         reasoning: str | None = None,
@@ -139,11 +146,10 @@ class Runtime:
         self.reasoning = reasoning
         self.idle_before_turn_end = idle_before_turn_end
         self.session_id = session_id or os.urandom(6).hex()
-        self.model, self.provider = self._resolve(model, provider)
         self.messages: list[Message] = []
         self.usage_total: Usage = ZERO
-        self.jobs: Any = None
-        self.bus = Bus(self._report, ctx=self)
+        self.jobs = Jobs(clock)
+        self.bus = Bus(self._report, ctx=HandlerContext(self))
         self.exchange = Exchange(self)
         self._pending: list[Record] = []
         self._sink: Callable[[Any], None] | None = None
@@ -152,9 +158,16 @@ class Runtime:
         self._cancel_frozen = False
         self._started = False
         self._sync: _SyncDriver | None = None
-        self.tools: dict[str, Tool] = {}
-        self._sections: dict[str, Callable[[], str] | str] = {}
-        self._load(extensions, default_tools, tools)
+        self._reloaded = False
+        self._allow = tools
+        self._sources = [*(_bundled() if bundled else []), *map(as_source, extensions)]
+        self._stamps = self._file_stamps()
+        self.registrations = Registrations()
+        registrations, failures = load_extensions(self, self._sources, self._base())
+        for failure in failures:
+            self.notify(failure, "error")
+        self._install(registrations)
+        self.model, self.provider = self._resolve(model, provider)
 
     # -- set-up ---------------------------------------------------------------------------
 
@@ -162,46 +175,70 @@ class Runtime:
         self, model: str | Model | None, provider: Provider | None
     ) -> tuple[Model, Provider]:
         if isinstance(model, Model):
-            if provider is None:
-                provider = build_provider(provider_config(model.provider, self.env, self.settings))
-            return model, provider
+            return model, provider or self._provider_for(model.provider)
         if provider is not None:
-            spec = model or f"{provider.name}/default"
-            name = spec.partition("/")[2] or spec
+            name = (model or "").partition("/")[2] or model or "default"
             return lookup(provider.name, name, "scripted"), provider
         spec = choose_model(model, self.env, self.settings)
-        provider_name, _ = split_spec(spec)
+        provider_name, name = split_spec(spec)
+        added = self.registrations.providers.get(provider_name)
+        if added is not None:
+            entry = added.models.get(name, {})
+            return model_from_entry(provider_name, name, "extension", entry), added.factory()
         config = provider_config(provider_name, self.env, self.settings)
         return resolve_model(spec, config), build_provider(config)
 
-    def _load(
-        self,
-        extensions: Sequence[Extension | tuple[str, Extension]],
-        default_tools: bool,
-        allow: Sequence[str] | None,
-    ) -> None:
-        reg = Registrations()
-        reg.prompts.update(
+    def _provider_for(self, name: str) -> Provider:
+        added = self.registrations.providers.get(name)
+        if added is not None:
+            return added.factory()
+        return build_provider(provider_config(name, self.env, self.settings))
+
+    def _base(self) -> Registrations:
+        base = Registrations()
+        base.prompts.update(
             base=BASE_PROMPT,
             tools=self._tool_guidance,
             date=lambda: f"Today's date is {date.today().isoformat()}.",
             cwd=lambda: f"The current working directory is {self.cwd}.",
         )
-        named: list[tuple[str, Extension]] = list(_default_extensions()) if default_tools else []
-        for ext in extensions:
-            named.append(ext if isinstance(ext, tuple) else (_ext_name(ext), ext))
-        for owner, ext in named:
-            ext(Registrar(self, owner, reg))
-        if any(name == "bash" for name in reg.tools) and self.jobs is None:
-            self.jobs = _make_jobs()
-        if allow is not None:
-            unknown = sorted(set(allow) - set(reg.tools))
+        return base
+
+    def _install(self, registrations: Registrations) -> None:
+        tools = registrations.tools
+        if self._allow is not None:
+            unknown = sorted(set(self._allow) - set(tools))
             if unknown:
                 self.notify(f"--tools names unknown tools: {', '.join(unknown)}", "warning")
-            reg.tools = {k: v for k, v in reg.tools.items() if k in allow}
-        self.tools = reg.tools
-        self._sections = reg.prompts
-        self.bus.replace_all(reg.handlers)
+            tools = {k: v for k, v in tools.items() if k in self._allow}
+        self.registrations = registrations
+        self.tools = tools
+        self.bus.replace_all(registrations.handlers)
+
+    def _file_stamps(self) -> dict[str, float | None]:
+        return {s.name: s.stamp() for s in self._sources if s.path is not None}
+
+    async def reload(self) -> bool:
+        """Re-import every extension and swap all registrations at once.
+
+        If any extension fails, nothing changes and the failures are reported. On success the
+        next prompt opens with `session_end(reload)` then `session_start(reload)`; history,
+        model, usage and session id are kept.
+        """
+        self._stamps = self._file_stamps()
+        registrations, failures = load_extensions(self, self._sources, self._base())
+        if failures:
+            for failure in failures:
+                self.notify(f"reload failed, nothing changed: {failure}", "error")
+            return False
+        self._install(registrations)
+        self._reloaded = True
+        return True
+
+    async def reload_if_changed(self) -> None:
+        """Reload when an extension file changed since it was loaded (a request boundary)."""
+        if self._stamps and self._file_stamps() != self._stamps:
+            await self.reload()
 
     def _tool_guidance(self) -> str:
         if not self.tools:
@@ -211,7 +248,7 @@ class Runtime:
     def render_system_prompt(self) -> str:
         """The system prompt, assembled now from its named sections."""
         parts = []
-        for section in self._sections.values():
+        for section in self.registrations.prompts.values():
             text = section() if callable(section) else section
             if text:
                 parts.append(text.strip())
@@ -272,10 +309,14 @@ class Runtime:
 
     async def _run(self, text: str, channel: _Channel) -> None:
         try:
-            if not self._started:
-                self._started = True
-                start = SessionStart(self.session_id, "new", str(self.cwd))
-                await self.publish(start)
+            root = str(self.cwd)
+            if self._reloaded:
+                self._reloaded = False
+                await self.publish(SessionEnd("reload", root))
+                await self.publish(SessionStart(self.session_id, "reload", root))
+            elif not self._started:
+                await self.publish(SessionStart(self.session_id, "new", root))
+            self._started = True
             pending, self._pending = self._pending, []
             for record in pending:
                 channel.put(record)
@@ -296,8 +337,7 @@ class Runtime:
 
     def _cancel_now(self) -> None:
         if self._task is not None and not self._cancel_frozen:
-            if self.jobs is not None:
-                self.jobs.kill_all()
+            self.jobs.kill_all()
             self._task.cancel()
 
     async def ask(self, text: str) -> Answer:
@@ -315,8 +355,7 @@ class Runtime:
         root = str(self.cwd)
         await self.bus.emit("session_end", SessionEnd("close", root))
         await self.bus.emit("session_shutdown", SessionShutdown(root))
-        if self.jobs is not None:
-            await self.jobs.aclose()
+        await self.jobs.aclose()
         await self.provider.aclose()
 
     # -- synchronous use ------------------------------------------------------------------
@@ -341,19 +380,6 @@ class Runtime:
         self._sync.run(self.close())
         self._sync.stop()
         self._sync = None
-
-
-def _ext_name(ext: Extension) -> str:
-    module = getattr(ext, "__module__", "") or ""
-    return module.rsplit(".", 1)[-1] if module else getattr(ext, "__name__", "extension")
-
-
-def _make_jobs() -> Any:
-    try:
-        from auger.tools.jobs import Jobs
-    except ImportError:
-        return None
-    return Jobs()
 
 
 def _retry_from(settings: Mapping[str, Any]) -> RetryPolicy:

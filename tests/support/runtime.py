@@ -28,7 +28,7 @@ def make_runtime(tmp_path: Path, provider: ScriptedProvider, **options: Any) -> 
     cwd = tmp_path / "project"
     home.mkdir(exist_ok=True)
     cwd.mkdir(exist_ok=True)
-    options.setdefault("default_tools", False)
+    options.setdefault("bundled", False)
     return Runtime(provider=provider, env={}, home=home, cwd=cwd, settings={}, **options)
 
 

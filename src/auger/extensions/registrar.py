@@ -1,14 +1,15 @@
-"""The registrar `g` an extension receives: the seams it may add to a Runtime."""
+"""The registrar `g` an extension receives, and loading extensions into a Runtime."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from auger.bus import Handler
 from auger.events import EVENT_TYPES
+from auger.extensions.source import ExtensionError, Source
 from auger.llm.records import Record
 from auger.records import (
     PROVIDER_RECORDS,
@@ -28,38 +29,64 @@ from auger.tools.base import Tool, tool
 if TYPE_CHECKING:
     from auger.runtime import Runtime
 
+RUNTIME_RECORDS = (
+    SessionStart,
+    SessionEnd,
+    CommandOutput,
+    SkillActivated,
+    Notify,
+    BeforeToolCall,
+    AfterToolCall,
+    JobExit,
+    Compact,
+    TurnEnd,
+)
 EVENT_NAMES: frozenset[str] = frozenset(
     [e.type for e in EVENT_TYPES]
     + [r.type for r in PROVIDER_RECORDS]
-    + [
-        r.type
-        for r in (
-            SessionStart,
-            SessionEnd,
-            CommandOutput,
-            SkillActivated,
-            Notify,
-            BeforeToolCall,
-            AfterToolCall,
-            JobExit,
-            Compact,
-            TurnEnd,
-        )
-    ]
+    + [r.type for r in RUNTIME_RECORDS]
 )
 
 
-class ExtensionError(Exception):
-    """An extension could not be loaded."""
+class Command(msgspec.Struct, frozen=True):
+    """A `/name` command: `handler(ctx)` runs it."""
+
+    name: str
+    handler: Callable[..., Any]
+    description: str = ""
+    owner: str = ""
+
+
+class ProviderFactory(msgspec.Struct, frozen=True):
+    """A provider an extension added: `factory()` builds it; `models` are catalog-shaped."""
+
+    name: str
+    factory: Callable[[], Any]
+    models: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
 
 
 class Registrations(msgspec.Struct):
-    """Everything extensions registered with one Runtime, in load order."""
+    """Everything the extensions registered with one Runtime, in load order."""
 
     handlers: dict[str, list[Handler]] = msgspec.field(default_factory=dict)
     tools: dict[str, Tool] = msgspec.field(default_factory=dict)
-    tool_owners: dict[str, str] = msgspec.field(default_factory=dict)
+    commands: dict[str, Command] = msgspec.field(default_factory=dict)
     prompts: dict[str, Callable[[], str] | str] = msgspec.field(default_factory=dict)
+    providers: dict[str, ProviderFactory] = msgspec.field(default_factory=dict)
+    skill_sources: list[Any] = msgspec.field(default_factory=list)
+    owners: dict[str, str] = msgspec.field(default_factory=dict)
+
+    def copy(self) -> Registrations:
+        """A copy whose containers can change without touching this one."""
+        return Registrations(
+            {k: list(v) for k, v in self.handlers.items()},
+            dict(self.tools),
+            dict(self.commands),
+            dict(self.prompts),
+            dict(self.providers),
+            list(self.skill_sources),
+            dict(self.owners),
+        )
 
 
 class Registrar:
@@ -69,6 +96,7 @@ class Registrar:
         self._runtime = runtime
         self.owner = owner
         self._into = into
+        self._defaults: dict[str, Any] = {}
 
     def on(self, event: str, handler: Callable[..., Any]) -> None:
         """Handle `event` (SPEC §2); an unknown name fails the extension's load."""
@@ -78,24 +106,64 @@ class Registrar:
             )
         self._into.handlers.setdefault(event, []).append(Handler.of(handler, self.owner))
 
+    def _claim(self, kind: str, name: str) -> None:
+        key = f"{kind}:{name}"
+        previous = self._into.owners.get(key)
+        if previous is not None and previous != self.owner:
+            self._runtime.notify(f"Extension {self.owner} replaces {kind} {name} from {previous}")
+        self._into.owners[key] = self.owner
+
     def tool(self, fn: Tool | Callable[..., Any], **options: Any) -> Tool:
-        """Add a tool (a `Tool`, or a function whose schema comes from its hints and docstring).
+        """Add a tool: a `Tool`, or a function whose schema comes from its hints and docstring.
 
         A tool of the same name is replaced in place, and the replacement is reported.
         """
         made = fn if isinstance(fn, Tool) else tool(fn, **options)
-        previous = self._into.tool_owners.get(made.name)
-        if previous is not None and previous != self.owner:
-            self._runtime.notify(
-                f"Extension {self.owner} replaces tool {made.name} from {previous}", "info"
-            )
+        self._claim("tool", made.name)
         self._into.tools[made.name] = made
-        self._into.tool_owners[made.name] = self.owner
         return made
 
+    def command(self, name: str, handler: Callable[..., Any], description: str = "") -> None:
+        """Add a `/name` command; `handler(ctx)` may be async."""
+        name = name.lstrip("/")
+        self._claim("command", name)
+        self._into.commands[name] = Command(name, handler, description, self.owner)
+
     def prompt(self, name: str, section: Callable[[], str] | str) -> None:
-        """Add a system-prompt section, re-rendered every turn."""
+        """Add a system-prompt section (text, or a function re-rendered every turn)."""
+        self._claim("prompt section", name)
         self._into.prompts[name] = section
+
+    def provider(
+        self,
+        name: str,
+        factory: Callable[[], Any],
+        models: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        """Add a provider: `--model name/…` then uses `factory()`; `models` gives their
+        context windows and prices in the catalog's shape."""
+        self._claim("provider", name)
+        entries = {k: dict(v) for k, v in (models or {}).items()}
+        self._into.providers[name] = ProviderFactory(name, factory, entries)
+
+    def skills(self, source: Any) -> None:
+        """Add a place skills are found (a directory)."""
+        self._into.skill_sources.append(source)
+
+    def mcp(self, name: str, **server: Any) -> None:
+        """Add an MCP server (not yet supported)."""
+        raise ExtensionError("g.mcp is not yet supported")
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        """Declare one of this extension's settings; returns its current value."""
+        self._defaults[key] = default
+        return self.settings.get(key, default)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """This extension's own namespace in settings (`{"<extension name>": {…}}`)."""
+        own = self._runtime.settings.get(self.owner)
+        return self._defaults | (own if isinstance(own, dict) else {})
 
     def emit(self, record: Record) -> None:
         """Send a record of your own to the stream."""
@@ -104,3 +172,37 @@ class Registrar:
     def notify(self, message: str, level: str = "info") -> None:
         """Tell the user something."""
         self._runtime.notify(message, level)
+
+
+def load_extensions(
+    runtime: Runtime, sources: Sequence[Source], base: Registrations
+) -> tuple[Registrations, list[str]]:
+    """Run every source's `extension(g)` over a copy of `base`, in order.
+
+    An extension whose loading fails is skipped whole (its partial registrations are dropped)
+    and its failure is returned; the others load.
+    """
+    disabled = _disabled(runtime.settings)
+    current = base.copy()
+    failures: list[str] = []
+    for source in sources:
+        if source.name in disabled:
+            continue
+        staged = current.copy()
+        try:
+            source.load()(Registrar(runtime, source.name, staged))
+        except Exception as exc:  # any failure of any extension is isolated
+            failures.append(f"Extension {source.name} failed to load: {exc}")
+            continue
+        current = staged
+    return current, failures
+
+
+def _disabled(settings: Mapping[str, Any]) -> frozenset[str]:
+    section = settings.get("extensions")
+    names = section.get("disabled") if isinstance(section, dict) else None
+    return (
+        frozenset(n for n in names if isinstance(n, str))
+        if isinstance(names, list)
+        else frozenset()
+    )

@@ -1,0 +1,66 @@
+"""What a two-argument handler receives as `ctx`: a small window onto its Runtime."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from auger.llm.messages import Message
+from auger.llm.records import Record
+
+if TYPE_CHECKING:
+    from auger.runtime import Runtime
+
+
+class HandlerContext:
+    """The session a handler runs in: where, with which model, and what it may do."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._rt = runtime
+
+    @property
+    def cwd(self) -> Path:
+        """The session's working directory."""
+        return self._rt.cwd
+
+    @property
+    def session_id(self) -> str:
+        """The session's id."""
+        return self._rt.session_id
+
+    @property
+    def model(self) -> str:
+        """The current model as `provider/name`."""
+        return self._rt.model.id
+
+    @property
+    def settings(self) -> Any:
+        """The merged settings."""
+        return self._rt.settings
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        """The stored conversation (a snapshot)."""
+        return tuple(self._rt.messages)
+
+    def notify(self, message: str, level: str = "info") -> None:
+        """Tell the user something."""
+        self._rt.notify(message, level)
+
+    def emit(self, record: Record) -> None:
+        """Send a record to the stream."""
+        self._rt.emit(record)
+
+    def ask(self, question: str, options: list[str] | None = None, secret: bool = False) -> Any:
+        """Ask the user; `None` when the host cannot ask."""
+        host = self._rt.host
+        return host.ask(question, options, secret) if "ask" in host.capabilities else None
+
+    def confirm(self, question: str) -> bool:
+        """Ask the user to confirm; `False` when the host cannot ask."""
+        host = self._rt.host
+        return host.confirm(question) if "confirm" in host.capabilities else False
+
+    def cancel(self) -> None:
+        """Cancel the running turn."""
+        self._rt.cancel()

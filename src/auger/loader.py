@@ -1,0 +1,83 @@
+"""Finding extensions: bundled, installed packages, the user's, the project's (once trusted),
+and `--extension` files — in that order, so the most specific registers last and wins."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from auger.config.errors import ConfigError
+from auger.config.paths import display
+from auger.extensions.source import Source, from_file
+from auger.extensions.trust import TrustStore
+from auger.host import Host
+
+ENTRY_POINT_GROUP = "auger.extensions"
+
+
+def installed() -> list[Source]:
+    """Extensions from installed packages (entry-point group `auger.extensions`)."""
+    from importlib.metadata import entry_points
+
+    return [
+        Source(ep.name, ep.load, kind="package") for ep in entry_points(group=ENTRY_POINT_GROUP)
+    ]
+
+
+def _files(folder: Path, kind: str) -> list[Source]:
+    return [from_file(p, kind) for p in sorted(folder.glob("*.py"))] if folder.is_dir() else []
+
+
+def project_extensions(home: Path, cwd: Path, host: Host) -> tuple[list[Source], str | None]:
+    """The project's `.auger/extensions/*.py`, only once the project is trusted.
+
+    A host that can confirm is asked once and the answer remembered; one that cannot treats
+    the project as untrusted, and the returned notice says so.
+    """
+    folder = cwd / ".auger" / "extensions"
+    sources = _files(folder, "project")
+    if not sources:
+        return [], None
+    store = TrustStore(home)
+    if store.is_trusted(cwd):
+        return sources, None
+    names = ", ".join(s.path.name for s in sources if s.path is not None)
+    if "confirm" in host.capabilities and host.confirm(
+        f"This project has extensions ({names}) that run Python code. Trust {display(cwd)}?"
+    ):
+        store.trust(cwd)
+        return sources, None
+    return [], (
+        f"project extensions in {display(folder)} were not loaded: this project is not "
+        "trusted — run `auger trust` in it to allow them"
+    )
+
+
+def discover(
+    home: Path,
+    cwd: Path,
+    host: Host,
+    *,
+    paths: Sequence[str] = (),
+    discovered: bool = True,
+) -> tuple[list[Source], list[str]]:
+    """Every extension source for a session, and the notices finding them produced.
+
+    `paths` are `--extension` files (a missing one is a `ConfigError`); `discovered=False`
+    (`--no-extensions`) skips packages, user and project extensions.
+    """
+    sources: list[Source] = []
+    notices: list[str] = []
+    if discovered:
+        sources += installed()
+        sources += _files(home / "extensions", "user")
+        project, notice = project_extensions(home, cwd, host)
+        sources += project
+        if notice:
+            notices.append(notice)
+    for raw in paths:
+        path = (cwd / raw).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"extension file {raw} does not exist")
+        sources.append(from_file(path, "flag"))
+    return sources, notices
