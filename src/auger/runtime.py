@@ -7,7 +7,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from auger.bus import Bus
+from auger.commands.runner import run_command, submit
 from auger.config.models import (
     build_provider,
     choose_model,
@@ -24,7 +25,7 @@ from auger.config.models import (
 )
 from auger.config.paths import auger_home
 from auger.config.settings import load_settings
-from auger.events import SessionShutdown
+from auger.events import ModelSelect, SessionShutdown
 from auger.extensions.context import HandlerContext
 from auger.extensions.registrar import Registrations, load_extensions
 from auger.extensions.source import Extension, Source, from_callable
@@ -91,9 +92,11 @@ class _Channel:
 
 
 def _bundled() -> list[Source]:
+    from auger.commands import builtin
     from auger.tools.builtin import extensions
 
-    return [Source(name, lambda fn=fn: fn) for name, fn in extensions()]
+    named = [*extensions(), ("commands", builtin.extension)]
+    return [Source(name, lambda fn=fn: fn) for name, fn in named]
 
 
 def as_source(ext: Source | Extension | tuple[str, Extension]) -> Source:
@@ -147,7 +150,6 @@ class Runtime:
         self.idle_before_turn_end = idle_before_turn_end
         self.session_id = session_id or os.urandom(6).hex()
         self.messages: list[Message] = []
-        self.usage_total: Usage = ZERO
         self.jobs = Jobs(clock)
         self.bus = Bus(self._report, ctx=HandlerContext(self))
         self.exchange = Exchange(self)
@@ -168,6 +170,7 @@ class Runtime:
             self.notify(failure, "error")
         self._install(registrations)
         self.model, self.provider = self._resolve(model, provider)
+        self.usage_total = ZERO if self.model.pricing else Usage()
 
     # -- set-up ---------------------------------------------------------------------------
 
@@ -284,15 +287,39 @@ class Runtime:
         """Add one response's usage to the session's tally."""
         self.usage_total = self.usage_total + usage
 
-    async def prompt(self, text: str) -> AsyncIterator[Record]:
+    def prompt(self, text: str) -> AsyncIterator[Record]:
         """Run one turn and stream its records; the last one is always `turn_end`."""
+        return self._stream(lambda: run_turn(self, text))
+
+    def run_command(self, name: str, args: str = "") -> AsyncIterator[Record]:
+        """Run `/name args` and stream its records, like `prompt`.
+
+        A command that runs no turn of its own still ends its stream with a `turn_end`.
+        """
+        return self._stream(lambda: run_command(self, name.lstrip("/"), args))
+
+    def submit(self, text: str) -> AsyncIterator[Record]:
+        """What a person typed: `input` handlers may replace or swallow it; then `!cmd` runs
+        a shell command, `/name args` a command, anything else a prompt."""
+        return self._stream(lambda: submit(self, text))
+
+    async def set_model(self, spec: str | Model, variant: str | None = None) -> None:
+        """Switch the model (`provider/name`); fires `model_select`."""
+        model, provider = self._resolve(spec, None)
+        old = self.provider
+        self.model, self.provider = model, provider
+        if old is not provider:
+            await old.aclose()
+        await self.bus.emit("model_select", ModelSelect(model.id, variant))
+
+    async def _stream(self, work: Callable[[], Awaitable[None]]) -> AsyncIterator[Record]:
         if self._task is not None:
             raise RuntimeError("a prompt is already running on this Runtime")
         channel = _Channel()
         self._loop = asyncio.get_running_loop()
         self._cancel_frozen = False
         self._sink = channel.put
-        self._task = asyncio.create_task(self._run(text, channel))
+        self._task = asyncio.create_task(self._run(work, channel))
         try:
             while True:
                 await channel.wait()
@@ -307,7 +334,7 @@ class Runtime:
                 await asyncio.gather(task, return_exceptions=True)
             self._sink = None
 
-    async def _run(self, text: str, channel: _Channel) -> None:
+    async def _run(self, work: Callable[[], Awaitable[None]], channel: _Channel) -> None:
         try:
             root = str(self.cwd)
             if self._reloaded:
@@ -320,7 +347,7 @@ class Runtime:
             pending, self._pending = self._pending, []
             for record in pending:
                 channel.put(record)
-            await run_turn(self, text)
+            await work()
         finally:
             channel.put(_END)
 

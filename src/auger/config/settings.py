@@ -47,3 +47,19 @@ def load_settings(home: Path, cwd: Path) -> dict[str, Any]:
     return merge(
         read_json_file(home / "settings.json"), read_json_file(cwd / ".auger" / "settings.json")
     )
+
+
+def save_setting(home: Path, key: str, value: Any) -> None:
+    """Set `key` in the user's settings file, written atomically."""
+    import os
+    import tempfile
+
+    path = home / "settings.json"
+    data = read_json_file(path)
+    data[key] = value
+    home.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=home, prefix=".settings-")
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)

@@ -11,7 +11,7 @@ from typing import BinaryIO, TextIO
 
 import msgspec
 
-from auger.records import TextDelta, TurnEnd
+from auger.records import CommandOutput, TextDelta, TurnEnd
 from auger.runtime import Runtime
 
 EXIT_CODES = {
@@ -24,7 +24,7 @@ EXIT_CODES = {
     "content_filter": 3,
     "cancelled": 130,
 }
-CONFIG_ERRORS = frozenset({"auth", "not_found"})
+CONFIG_ERRORS = frozenset({"auth", "not_found", "unknown_command"})
 
 
 def exit_code(end: TurnEnd | None) -> int:
@@ -102,12 +102,19 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Bina
     encode = msgspec.json.Encoder().encode
     wrote_text = ""
     try:
-        async for record in runtime.prompt(prompt):
+        stream = runtime.prompt(prompt)
+        if prompt.startswith("/"):
+            name, _, args = prompt[1:].partition(" ")
+            stream = runtime.run_command(name, args.strip())
+        async for record in stream:
             if json_mode:
                 out.write(encode(record.to_dict()) + b"\n")
             elif type(record) is TextDelta:
                 out.write(record.content.encode())
                 wrote_text = record.content
+            elif type(record) is CommandOutput:
+                wrote_text = record.text if record.text.endswith("\n") else record.text + "\n"
+                out.write(wrote_text.encode())
             if type(record) is TurnEnd:
                 end = record
             flusher.request()

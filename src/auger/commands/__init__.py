@@ -1,0 +1,1 @@
+"""Commands: the `/name` mechanism, its context, and the built-in commands."""
