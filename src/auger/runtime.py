@@ -208,15 +208,20 @@ class Runtime:
         return base
 
     def _install(self, registrations: Registrations) -> None:
-        tools = registrations.tools
         if self._allow is not None:
-            unknown = sorted(set(self._allow) - set(tools))
+            unknown = sorted(set(self._allow) - set(registrations.tools))
             if unknown:
                 self.notify(f"--tools names unknown tools: {', '.join(unknown)}", "warning")
-            tools = {k: v for k, v in tools.items() if k in self._allow}
         self.registrations = registrations
-        self.tools = tools
         self.bus.replace_all(registrations.handlers)
+
+    @property
+    def tools(self) -> dict[str, Tool]:
+        """The tools the model may call now (an extension may add some while running)."""
+        tools = self.registrations.tools
+        if self._allow is None:
+            return tools
+        return {k: v for k, v in tools.items() if k in self._allow}
 
     def _file_stamps(self) -> dict[str, float | None]:
         return {s.name: s.stamp() for s in self._sources if s.path is not None}
