@@ -44,6 +44,8 @@ def _parser() -> object:
         metavar="PATH",
         help="load an extension file (repeatable)",
     )
+    p.add_argument("--no-skills", action="store_true", help="no Agent Skills")
+    p.add_argument("--no-agents-md", action="store_true", help="no AGENTS.md / CLAUDE.md")
     p.add_argument(
         "--no-extensions",
         action="store_true",
@@ -123,6 +125,14 @@ def _headless(opts: object, prompt: str) -> int:
             opts.model,  # type: ignore[attr-defined]
             cwd=cwd,
             extensions=sources,
+            disable=[
+                name
+                for name, off in (
+                    ("skills", opts.no_skills),  # type: ignore[attr-defined]
+                    ("agents_md", opts.no_agents_md),  # type: ignore[attr-defined]
+                )
+                if off
+            ],
             host=host,
             max_steps=opts.max_steps or 100,  # type: ignore[attr-defined]
             bundled=not opts.no_tools,  # type: ignore[attr-defined]

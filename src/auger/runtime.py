@@ -27,7 +27,7 @@ from auger.config.paths import auger_home
 from auger.config.settings import load_settings
 from auger.events import ModelSelect, SessionShutdown
 from auger.extensions.context import HandlerContext
-from auger.extensions.registrar import Registrations, load_extensions
+from auger.extensions.registrar import Registrations, disabled_in, load_extensions
 from auger.extensions.source import Extension, Source, from_callable
 from auger.host import Host, NullHost
 from auger.llm.catalog import lookup, model_from_entry
@@ -38,6 +38,7 @@ from auger.llm.records import Record
 from auger.llm.usage import ZERO, Usage
 from auger.loop import Exchange, run_turn
 from auger.records import Notify, SessionEnd, SessionStart, TurnEnd
+from auger.tools.base import Tool
 from auger.tools.jobs import Jobs
 
 BASE_PROMPT = (
@@ -91,12 +92,18 @@ class _Channel:
             yield items.popleft()
 
 
-def _bundled() -> list[Source]:
-    from auger.commands import builtin
+def _bundled() -> tuple[list[Source], list[Source]]:
+    """The bundled extensions: those loaded first, and those loaded after every other one
+    (skills and templates, so they see the skill folders and commands others added)."""
+    from auger.commands import agents_md, builtin, skills, templates
     from auger.tools.builtin import extensions
 
-    named = [*extensions(), ("commands", builtin.extension)]
-    return [Source(name, lambda fn=fn: fn) for name, fn in named]
+    first = [*extensions(), ("commands", builtin.extension), ("agents_md", agents_md.extension)]
+    last = [("templates", templates.extension), ("skills", skills.extension)]
+    return (
+        [Source(name, lambda fn=fn: fn) for name, fn in first],
+        [Source(name, lambda fn=fn: fn) for name, fn in last],
+    )
 
 
 def as_source(ext: Source | Extension | tuple[str, Extension]) -> Source:
@@ -130,6 +137,7 @@ class Runtime:
         settings: Mapping[str, Any] | None = None,
         extensions: Sequence[Source | Extension | tuple[str, Extension]] = (),
         bundled: bool = True,
+        disable: Sequence[str] = (),
         tools: Sequence[str] | None = None,
         retry: RetryPolicy | None = None,
         reasoning: str | None = None,
@@ -162,7 +170,10 @@ class Runtime:
         self._sync: _SyncDriver | None = None
         self._reloaded = False
         self._allow = tools
-        self._sources = [*(_bundled() if bundled else []), *map(as_source, extensions)]
+        self.user_home = Path(self.env.get("HOME") or Path.home())
+        self.disabled = frozenset(disable) | disabled_in(self.settings)
+        first, last = _bundled() if bundled else ([], [])
+        self._sources = [*first, *map(as_source, extensions), *last]
         self._stamps = self._file_stamps()
         self.registrations = Registrations()
         registrations, failures = load_extensions(self, self._sources, self._base())

@@ -23,13 +23,15 @@ class TickClock:
 
 
 def make_runtime(tmp_path: Path, provider: ScriptedProvider, **options: Any) -> Runtime:
-    """An isolated Runtime: its own home and cwd under `tmp_path`, an empty env."""
+    """An isolated Runtime: its own home, user home and cwd under `tmp_path`, a bare env."""
     home = tmp_path / "home"
     cwd = tmp_path / "project"
     home.mkdir(exist_ok=True)
     cwd.mkdir(exist_ok=True)
     options.setdefault("bundled", False)
-    return Runtime(provider=provider, env={}, home=home, cwd=cwd, settings={}, **options)
+    options.setdefault("env", {"HOME": str(tmp_path / "user")})
+    options.setdefault("settings", {})
+    return Runtime(provider=provider, home=home, cwd=cwd, **options)
 
 
 async def collect(runtime: Runtime, text: str) -> list[Record]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -98,6 +99,26 @@ class Registrar:
         self._into = into
         self._defaults: dict[str, Any] = {}
 
+    @property
+    def cwd(self) -> Path:
+        """The session's working directory."""
+        return self._runtime.cwd
+
+    @property
+    def home(self) -> Path:
+        """auger's home (`~/.auger`, or `AUGER_HOME`)."""
+        return self._runtime.home
+
+    @property
+    def user_home(self) -> Path:
+        """The user's home directory."""
+        return self._runtime.user_home
+
+    @property
+    def skill_sources(self) -> list[Path]:
+        """The skill folders extensions added with `g.skills`, in order."""
+        return [Path(s) for s in self._into.skill_sources]
+
     def on(self, event: str, handler: Callable[..., Any]) -> None:
         """Handle `event` (SPEC §2); an unknown name fails the extension's load."""
         if event not in EVENT_NAMES:
@@ -146,8 +167,8 @@ class Registrar:
         entries = {k: dict(v) for k, v in (models or {}).items()}
         self._into.providers[name] = ProviderFactory(name, factory, entries)
 
-    def skills(self, source: Any) -> None:
-        """Add a place skills are found (a directory)."""
+    def skills(self, source: str | Path) -> None:
+        """Add a folder skills are found in (`<folder>/<name>/SKILL.md`)."""
         self._into.skill_sources.append(source)
 
     def mcp(self, name: str, **server: Any) -> None:
@@ -182,7 +203,7 @@ def load_extensions(
     An extension whose loading fails is skipped whole (its partial registrations are dropped)
     and its failure is returned; the others load.
     """
-    disabled = _disabled(runtime.settings)
+    disabled = runtime.disabled
     current = base.copy()
     failures: list[str] = []
     for source in sources:
@@ -198,7 +219,8 @@ def load_extensions(
     return current, failures
 
 
-def _disabled(settings: Mapping[str, Any]) -> frozenset[str]:
+def disabled_in(settings: Mapping[str, Any]) -> frozenset[str]:
+    """The extension names settings disable (`"extensions": {"disabled": [...]}`)."""
     section = settings.get("extensions")
     names = section.get("disabled") if isinstance(section, dict) else None
     return (
