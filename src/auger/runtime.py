@@ -96,9 +96,15 @@ def _bundled() -> tuple[list[Source], list[Source]]:
     """The bundled extensions: those loaded first, and those loaded after every other one
     (skills and templates, so they see the skill folders and commands others added)."""
     from auger.commands import agents_md, builtin, skills, templates
+    from auger.extensions import claude_hooks
     from auger.tools.builtin import extensions
 
-    first = [*extensions(), ("commands", builtin.extension), ("agents_md", agents_md.extension)]
+    first = [
+        *extensions(),
+        ("commands", builtin.extension),
+        ("agents_md", agents_md.extension),
+        ("claude_hooks", claude_hooks.extension),
+    ]
     last = [("templates", templates.extension), ("skills", skills.extension)]
     return (
         [Source(name, lambda fn=fn: fn) for name, fn in first],
@@ -171,6 +177,7 @@ class Runtime:
         self._reloaded = False
         self._allow = tools
         self.user_home = Path(self.env.get("HOME") or Path.home())
+        self.transcript_path: Path | None = None
         self.disabled = frozenset(disable) | disabled_in(self.settings)
         first, last = _bundled() if bundled else ([], [])
         self._sources = [*first, *map(as_source, extensions), *last]

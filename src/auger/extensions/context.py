@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,21 @@ class HandlerContext:
     def model(self) -> str:
         """The current model as `provider/name`."""
         return self._rt.model.id
+
+    @property
+    def env(self) -> Mapping[str, str]:
+        """The environment the session runs commands with."""
+        return self._rt.env
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What the host can do (`ask`, `confirm`, …): check before asking."""
+        return self._rt.host.capabilities
+
+    @property
+    def transcript_path(self) -> Path | None:
+        """The session file, once it exists."""
+        return self._rt.transcript_path
 
     @property
     def settings(self) -> Any:

@@ -1,0 +1,425 @@
+"""Claude Code–compatible command hooks, built on `g.on` like any extension.
+
+The top-level `"hooks"` settings key takes Claude Code's shape:
+
+    {"hooks": {"PreToolUse": [{"matcher": "Bash|Write",
+                               "hooks": [{"type": "command", "command": "…", "timeout": 30}]}]}}
+
+Each hook is a shell command run in the session's directory with the event's JSON on stdin.
+Exit 0: stdout is read as JSON when it is JSON. Exit 2: the action is blocked and stderr is the
+reason. Any other exit, or a hook that outlives its timeout (default 60 s), is reported and
+does not block. Built-in tools are shown to hooks under Claude Code's names and argument names,
+so hook scripts written for Claude Code work unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from auger.events import (
+    AgentEnd,
+    BeforeAgentStart,
+    BeforeRequest,
+    SessionBeforeCompact,
+    ToolCallEvent,
+    ToolEnd,
+)
+from auger.extensions.context import HandlerContext
+from auger.records import SessionEnd, SessionStart
+from auger.tools.jobs import signal_group, stop_group
+
+DEFAULT_TIMEOUT = 60.0
+
+# auger tool → (Claude Code's name, auger argument → Claude Code's argument)
+CLAUDE_TOOLS: dict[str, tuple[str, dict[str, str]]] = {
+    "read": ("Read", {"path": "file_path"}),
+    "write": ("Write", {"path": "file_path"}),
+    "edit": ("Edit", {"path": "file_path"}),
+    "bash": ("Bash", {}),
+    "grep": ("Grep", {"ignore_case": "-i", "context": "-C", "limit": "head_limit"}),
+    "find": ("Glob", {}),
+    "ls": ("LS", {}),
+}
+SESSION_SOURCES = {"new": "startup", "restore": "resume", "reload": "startup"}
+SESSION_END_REASONS = {"close": "prompt_input_exit", "reload": "other"}
+
+# Claude Code matches a plain `A|B` matcher exactly and anything else as a regex.
+_PLAIN_MATCHER = re.compile(r"[A-Za-z0-9_|]+")
+
+
+class Hook(msgspec.Struct, frozen=True):
+    """One configured command and its timeout in seconds."""
+
+    command: str
+    timeout: float = DEFAULT_TIMEOUT
+
+
+class Result(msgspec.Struct, frozen=True):
+    """What a hook that ran said: `blocked` (exit 2's stderr), else its stdout as JSON or text."""
+
+    blocked: str | None = None
+    output: dict[str, Any] = msgspec.field(default_factory=dict)
+    text: str = ""
+
+    @property
+    def specific(self) -> dict[str, Any]:
+        """`hookSpecificOutput`, or an empty dict."""
+        value = self.output.get("hookSpecificOutput")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def stop(self) -> str | None:
+        """Why the hook said `continue: false`, or `None` when it did not."""
+        if self.output.get("continue") is not False:
+            return None
+        return str(self.output.get("stopReason") or "a hook stopped the agent")
+
+    @property
+    def block(self) -> str | None:
+        """The reason of an exit 2 or of `decision: "block"`, or `None`."""
+        if self.blocked is not None:
+            return self.blocked
+        if self.output.get("decision") == "block":
+            return str(self.output.get("reason") or "blocked by a hook")
+        return None
+
+    @property
+    def context(self) -> str:
+        """`hookSpecificOutput.additionalContext`, or `""`."""
+        value = self.specific.get("additionalContext")
+        return value if isinstance(value, str) else ""
+
+
+def claude_tool(name: str) -> str:
+    """The name Claude Code gives auger's tool `name` (other tools keep their own)."""
+    return CLAUDE_TOOLS[name][0] if name in CLAUDE_TOOLS else name
+
+
+def to_claude_input(name: str, args: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
+    """A tool's arguments as Claude Code names them, with paths made absolute as it does."""
+    if name not in CLAUDE_TOOLS:
+        return dict(args)
+    renames = CLAUDE_TOOLS[name][1]
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        if key == "path" and isinstance(value, str):
+            value = str(cwd / Path(value).expanduser())
+        out[renames.get(key, key)] = value
+    return out
+
+
+def from_claude_input(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments in Claude Code's names turned back into auger's."""
+    if name not in CLAUDE_TOOLS:
+        return dict(args)
+    back = {claude: ours for ours, claude in CLAUDE_TOOLS[name][1].items()}
+    return {back.get(key, key): value for key, value in args.items()}
+
+
+def matches(matcher: Any, names: tuple[str, ...]) -> bool:
+    """Whether a Claude Code matcher selects any of `names`; empty or `*` selects everything.
+
+    Raises `re.error` for a matcher that is not a valid regex.
+    """
+    if matcher in (None, "", "*"):
+        return True
+    if not isinstance(matcher, str):
+        return False
+    if _PLAIN_MATCHER.fullmatch(matcher):
+        return any(name in matcher.split("|") for name in names)
+    pattern = re.compile(matcher)
+    return any(pattern.search(name) for name in names)
+
+
+def _joined(*parts: str) -> str:
+    return "\n\n".join(p for p in parts if p)
+
+
+class Hooks:
+    """Runs the hooks of one Runtime; its methods are the `g.on` handlers."""
+
+    def __init__(self) -> None:
+        self._unsupported: set[str] = set()
+        self._tool_context: dict[str, str] = {}
+        self._session_context: list[str] = []
+
+    # -- configuration ----------------------------------------------------------------------
+
+    def configured(self, ctx: HandlerContext, event: str, *names: str) -> list[Hook]:
+        """The command hooks of `event` whose matcher selects one of `names` (all, if none)."""
+        settings = ctx.settings.get("hooks")
+        groups = settings.get(event) if isinstance(settings, dict) else None
+        if not isinstance(groups, list):
+            return []
+        found: list[Hook] = []
+        for group in groups:
+            if not isinstance(group, dict):
+                continue
+            try:
+                if names and not matches(group.get("matcher"), names):
+                    continue
+            except re.error as exc:
+                ctx.notify(
+                    f"{event} hook matcher {group['matcher']!r} is invalid: {exc}", "warning"
+                )
+                continue
+            for entry in group.get("hooks") or ():
+                hook = self._hook(ctx, event, entry)
+                if hook is not None:
+                    found.append(hook)
+        return found
+
+    def _hook(self, ctx: HandlerContext, event: str, entry: Any) -> Hook | None:
+        if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+            return None
+        kind = entry.get("type", "command")
+        if kind != "command":
+            if kind not in self._unsupported:
+                self._unsupported.add(kind)
+                ctx.notify(f"{event} hooks of type {kind!r} are not supported; skipped", "warning")
+            return None
+        timeout = entry.get("timeout")
+        ok = isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0
+        return Hook(entry["command"], float(timeout) if ok else DEFAULT_TIMEOUT)
+
+    # -- running one hook -------------------------------------------------------------------
+
+    async def run(
+        self, ctx: HandlerContext, event: str, hook: Hook, fields: dict[str, Any]
+    ) -> Result | None:
+        """Run `hook` with the event's JSON on stdin; `None` when it failed (and was reported)."""
+        cwd = str(ctx.cwd)
+        payload = {
+            "session_id": ctx.session_id,
+            "transcript_path": str(getattr(ctx, "transcript_path", None) or ""),
+            "cwd": cwd,
+            "hook_event_name": event,
+            **fields,
+        }
+        try:
+            process = await asyncio.create_subprocess_shell(
+                hook.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=cwd,
+                env={**ctx.env, "CLAUDE_PROJECT_DIR": cwd},
+                start_new_session=True,
+            )
+        except OSError as exc:
+            ctx.notify(f"{event} hook {hook.command} could not start: {exc}", "warning")
+            return None
+        try:
+            async with asyncio.timeout(hook.timeout):
+                out, err = await process.communicate(json.dumps(payload).encode())
+        except TimeoutError:
+            await stop_group(process)
+            ctx.notify(f"{event} hook {hook.command} timed out after {hook.timeout:g}s", "warning")
+            return None
+        except asyncio.CancelledError:
+            signal_group(process.pid, signal.SIGKILL)
+            raise
+        stdout = out.decode(errors="replace")
+        stderr = err.decode(errors="replace").strip()
+        code = process.returncode
+        if code == 2:
+            return Result(blocked=stderr or f"blocked by {event} hook {hook.command}")
+        if code != 0:
+            detail = f": {stderr}" if stderr else ""
+            ctx.notify(
+                f"{event} hook {hook.command} failed with exit code {code}{detail}", "warning"
+            )
+            return None
+        result = _parse(stdout)
+        message = result.output.get("systemMessage")
+        if isinstance(message, str) and message:
+            ctx.notify(message, "warning")
+        return result
+
+    # -- the handlers -----------------------------------------------------------------------
+
+    async def tool_call(
+        self, event: ToolCallEvent, ctx: HandlerContext
+    ) -> str | dict[str, Any] | None:
+        """PreToolUse: block (a string), rewrite the input (a dict), ask, or allow (`None`)."""
+        name = claude_tool(event.name)
+        hooks = self.configured(ctx, "PreToolUse", name, event.name)
+        if not hooks:
+            return None
+        tool_input = to_claude_input(event.name, event.input, ctx.cwd)
+        updated = False
+        asked: str | None = None
+        contexts: list[str] = []
+        for hook in hooks:
+            fields = {"tool_name": name, "tool_input": tool_input, "tool_use_id": event.call_id}
+            result = await self.run(ctx, "PreToolUse", hook, fields)
+            if result is None:
+                continue
+            if result.stop is not None:
+                ctx.notify(result.stop, "warning")
+                ctx.cancel()
+                return result.stop
+            specific = result.specific
+            decision = specific.get("permissionDecision")
+            reason = str(specific.get("permissionDecisionReason") or "")
+            if decision == "deny":
+                return reason or f"a PreToolUse hook denied {name}"
+            # A top-level `decision: "block"` is Claude Code's older spelling of deny.
+            if result.block is not None:
+                return result.block
+            if decision == "ask" and asked is None:
+                asked = reason or f"a PreToolUse hook asks before {name} runs"
+            if isinstance(specific.get("updatedInput"), dict):
+                tool_input, updated = dict(specific["updatedInput"]), True
+            contexts.append(result.context)
+        if asked is not None:
+            if "confirm" not in ctx.capabilities:
+                return f"{asked} — not allowed: no one could be asked"
+            if not ctx.confirm(f"Allow {name}? {asked}"):
+                return f"{asked} — not allowed: the user declined"
+        if any(contexts):
+            self._tool_context[event.call_id] = _joined(*contexts)
+        return from_claude_input(event.name, tool_input) if updated else None
+
+    async def tool_end(self, event: ToolEnd, ctx: HandlerContext) -> str | None:
+        """PostToolUse (successful calls, as in Claude Code): replace or add to the result."""
+        pending = self._tool_context.pop(event.call_id, "")
+        name = claude_tool(event.name)
+        hooks = self.configured(ctx, "PostToolUse", name, event.name) if event.ok else []
+        if not hooks and not pending:
+            return None
+        output = event.result
+        contexts = [pending]
+        tool_input = to_claude_input(event.name, event.input, ctx.cwd)
+        for hook in hooks:
+            fields = {
+                "tool_name": name,
+                "tool_input": tool_input,
+                "tool_response": output,
+                "tool_use_id": event.call_id,
+            }
+            result = await self.run(ctx, "PostToolUse", hook, fields)
+            if result is None:
+                continue
+            replaced = result.specific.get("updatedToolOutput")
+            if replaced is None:
+                replaced = result.specific.get("updatedMCPToolOutput")
+            if replaced is not None:
+                output = replaced if isinstance(replaced, str) else json.dumps(replaced)
+            contexts.append(result.context)
+            if result.stop is not None:
+                ctx.notify(result.stop, "warning")
+                ctx.cancel()
+                break
+            if result.block is not None:
+                # Claude Code tells the model why: the output stands, the reason follows it.
+                contexts.append(result.block)
+                break
+        final = _joined(output, *contexts)
+        return final if final != event.result else None
+
+    async def before_agent_start(
+        self, event: BeforeAgentStart, ctx: HandlerContext
+    ) -> str | bool | None:
+        """UserPromptSubmit: cancel the turn (`False`) or add context to the prompt."""
+        contexts: list[str] = []
+        for hook in self.configured(ctx, "UserPromptSubmit"):
+            result = await self.run(ctx, "UserPromptSubmit", hook, {"prompt": event.prompt})
+            if result is None:
+                continue
+            reason = result.stop or result.block
+            if reason is not None:
+                ctx.notify(f"UserPromptSubmit hook blocked the prompt: {reason}", "warning")
+                return False
+            contexts.append(result.context or result.text.strip())
+        return _joined(event.prompt, *contexts) if any(contexts) else None
+
+    async def agent_end(self, event: AgentEnd, ctx: HandlerContext) -> None:
+        """Stop: observe only; a hook that asks to keep going is reported."""
+        fields = {"stop_hook_active": False, "last_assistant_message": event.text}
+        for hook in self.configured(ctx, "Stop"):
+            result = await self.run(ctx, "Stop", hook, fields)
+            if result is not None and result.block is not None:
+                ctx.notify(
+                    f"Stop hook {hook.command} asked to keep going, which auger does not do: "
+                    f"{result.block}",
+                    "warning",
+                )
+
+    async def session_start(self, record: SessionStart, ctx: HandlerContext) -> None:
+        """SessionStart: its context reaches the model with the turn's message."""
+        source = SESSION_SOURCES.get(record.reason, "startup")
+        for hook in self.configured(ctx, "SessionStart", source):
+            result = await self.run(ctx, "SessionStart", hook, {"source": source})
+            if result is None:
+                continue
+            if result.blocked is not None:
+                ctx.notify(f"SessionStart hook {hook.command}: {result.blocked}", "warning")
+                continue
+            context = result.context or result.text.strip()
+            if context:
+                self._session_context.append(context)
+
+    async def session_end(self, record: SessionEnd, ctx: HandlerContext) -> None:
+        """SessionEnd: observe only."""
+        reason = SESSION_END_REASONS.get(record.reason, "other")
+        for hook in self.configured(ctx, "SessionEnd", reason):
+            result = await self.run(ctx, "SessionEnd", hook, {"reason": reason})
+            if result is not None and result.blocked is not None:
+                ctx.notify(f"SessionEnd hook {hook.command}: {result.blocked}", "warning")
+
+    def before_request(self, event: BeforeRequest) -> str | None:
+        """Hand SessionStart's context to the first turn after it."""
+        if not self._session_context:
+            return None
+        context, self._session_context = _joined(*self._session_context), []
+        return context
+
+    async def session_before_compact(
+        self, event: SessionBeforeCompact, ctx: HandlerContext
+    ) -> bool | None:
+        """PreCompact: `False` cancels the compaction."""
+        trigger = "auto" if event.automatic else "manual"
+        fields = {"trigger": trigger, "custom_instructions": event.instruction or ""}
+        for hook in self.configured(ctx, "PreCompact", trigger):
+            result = await self.run(ctx, "PreCompact", hook, fields)
+            if result is None:
+                continue
+            reason = result.stop or result.block
+            if reason is not None:
+                ctx.notify(f"PreCompact hook blocked compaction: {reason}", "warning")
+                return False
+        return None
+
+
+def _parse(stdout: str) -> Result:
+    text = stdout.strip()
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return Result(text=stdout)
+        if isinstance(value, dict):
+            return Result(output=value)
+    return Result(text=stdout)
+
+
+def extension(g: Any) -> None:
+    """Registers the handlers that run the hooks configured under settings `"hooks"`."""
+    hooks = Hooks()
+    g.on("session_start", hooks.session_start)
+    g.on("session_end", hooks.session_end)
+    g.on("before_agent_start", hooks.before_agent_start)
+    g.on("before_request", hooks.before_request)
+    g.on("tool_call", hooks.tool_call)
+    g.on("tool_end", hooks.tool_end)
+    g.on("agent_end", hooks.agent_end)
+    g.on("session_before_compact", hooks.session_before_compact)
