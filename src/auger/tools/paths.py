@@ -32,6 +32,19 @@ def os_error(exc: OSError, path: str | Path) -> ToolError:
     return ToolError("io_error", f"{path}: {exc.strerror or exc}")
 
 
+def read_file(path: Path, shown: str) -> bytes:
+    """The bytes of a regular file; a tool error for a directory, a device or a pipe (which
+    could block forever), or a failed read."""
+    if path.is_dir():
+        raise ToolError("is_directory", f"{shown} is a directory; use ls to list it")
+    if path.exists() and not path.is_file():
+        raise ToolError("not_a_file", f"{shown} is not a regular file")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise os_error(exc, shown) from None
+
+
 def display(path: Path, cwd: Path) -> str:
     """`path` as the model should see it: relative to the cwd when inside it, else absolute."""
     try:
@@ -39,6 +52,11 @@ def display(path: Path, cwd: Path) -> str:
     except ValueError:
         return str(path)
     return "." if rel == Path() else rel.as_posix()
+
+
+def is_binary(data: bytes) -> bool:
+    """Whether a file's bytes look binary: a NUL in the first 8 KB."""
+    return b"\0" in data[:8192]
 
 
 def sort_key(rel: str) -> str:
@@ -88,6 +106,7 @@ class Glob:
     regex: re.Pattern[str]
     negated: bool
     dir_only: bool
+    basename: bool  # no "/" in the pattern: it matches a name at any depth
 
     @classmethod
     def parse(cls, line: str) -> Glob | None:
@@ -113,12 +132,13 @@ class Glob:
                 body += ".*" if last else "(?:.*/)?"
             else:
                 body += _translate(part) + ("" if last else "/")
-        prefix = "" if anchored else "(?:.*/)?"
-        return cls(re.compile(prefix + body, re.DOTALL), negated, dir_only)
+        return cls(re.compile(body, re.DOTALL), negated, dir_only, not anchored)
 
     def matches(self, rel: str, is_dir: bool) -> bool:
         """Whether the pattern matches `rel`, ignoring negation."""
-        return (is_dir or not self.dir_only) and self.regex.fullmatch(rel) is not None
+        if self.dir_only and not is_dir:
+            return False
+        return self.regex.fullmatch(rel.rpartition("/")[2] if self.basename else rel) is not None
 
 
 class PathGlob:
@@ -131,6 +151,7 @@ class PathGlob:
             raise ToolError("validation_error", f"invalid glob {pattern!r}: {exc}") from None
         if glob is None:
             raise ToolError("validation_error", f"invalid glob {pattern!r}")
+        self.pattern = pattern
         self.glob = glob
 
     def accepts(self, rel: str) -> bool:
@@ -196,6 +217,7 @@ class Tree:
         for directory in reversed([self.root, *map(str, Path(self.root).parents)]):
             rules = rules.child(directory)
         self._rules: dict[str, _DirRules] = {"": rules}
+        self._excluded_dirs: dict[str, bool] = {}
 
     def _rules_for(self, rel_dir: str) -> _DirRules:
         found = self._rules.get(rel_dir)
@@ -212,22 +234,28 @@ class Tree:
 
     def excluded(self, rel: str) -> bool:
         """Whether the file at `rel`, or a directory above it, is ignored (or is `.git`)."""
-        parts = rel.split("/")
-        dirs = ("/".join(parts[:i]) for i in range(1, len(parts)))
-        return any(self._skips(d, True) for d in dirs) or self._skips(rel, False)
+        return self._dir_excluded(rel.rpartition("/")[0]) or self._skips(rel, False)
 
-    def entries(self, rel_dir: str = "") -> tuple[list[tuple[str, bool]], int]:
-        """The visible entries of one directory as sorted (name, is_dir), and how many are
-        ignored."""
+    def _dir_excluded(self, rel_dir: str) -> bool:
+        if not rel_dir:
+            return False
+        found = self._excluded_dirs.get(rel_dir)
+        if found is None:
+            parent = rel_dir.rpartition("/")[0]
+            found = self._dir_excluded(parent) or self._skips(rel_dir, True)
+            self._excluded_dirs[rel_dir] = found
+        return found
+
+    def entries(self) -> tuple[list[tuple[str, bool]], int]:
+        """The root's visible entries as sorted (name, is_dir), and how many are ignored."""
         shown: list[tuple[str, bool]] = []
         ignored = 0
-        with os.scandir(os.path.join(self.root, rel_dir)) as it:
+        with os.scandir(self.root) as it:
             for entry in it:
                 if entry.name == ".git":
                     continue
                 is_dir = entry.is_dir()
-                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-                if self._skips(rel, is_dir):
+                if self._skips(entry.name, is_dir):
                     ignored += 1
                 else:
                     shown.append((entry.name, is_dir))

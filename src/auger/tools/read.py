@@ -6,7 +6,7 @@ from typing import Any
 
 from auger.llm.messages import ImagePart
 from auger.tools.base import ToolContext, ToolError, ToolResponse, tool
-from auger.tools.paths import display, os_error
+from auger.tools.paths import display, is_binary, read_file
 from auger.tools.truncate import MAX_BYTES, MAX_LINES, clip_line, format_size, head
 
 IMAGE_TYPES = {
@@ -25,11 +25,6 @@ def image_type(data: bytes) -> str | None:
     return next((t for magic, t in IMAGE_TYPES.items() if data.startswith(magic)), None)
 
 
-def is_binary(data: bytes) -> bool:
-    """Whether bytes look like a binary file: a NUL in the first 8 KB."""
-    return b"\0" in data[:8192]
-
-
 async def read(
     path: str, offset: int | None = None, limit: int | None = None, *, ctx: ToolContext
 ) -> ToolResponse | str:
@@ -45,12 +40,7 @@ async def read(
     """
     target = ctx.resolve(path)
     shown = display(target, ctx.cwd)
-    if target.is_dir():
-        raise ToolError("is_directory", f"{shown} is a directory; use ls to list it")
-    try:
-        data = target.read_bytes()
-    except OSError as exc:
-        raise os_error(exc, shown) from None
+    data = read_file(target, shown)
     media_type = image_type(data[:16])
     if media_type is not None:
         return _image(shown, data, media_type, ctx.supports_images)
@@ -62,7 +52,7 @@ async def read(
 def _image(shown: str, data: bytes, media_type: str, supported: bool) -> ToolResponse:
     size = format_size(len(data))
     if not supported:
-        return ToolResponse(f"{shown} is an image ({media_type}, {size}); this model cannot see it.")
+        return ToolResponse(f"{shown} is an image ({media_type}, {size}); this model can't see it.")
     if len(data) > MAX_IMAGE_BYTES:
         raise ToolError("too_large", f"{shown} is an image of {size}; the limit is 5 MB")
     import base64
@@ -72,7 +62,7 @@ def _image(shown: str, data: bytes, media_type: str, supported: bool) -> ToolRes
 
 
 def _page(shown: str, text: str, offset: int | None, limit: int | None) -> str:
-    if offset is not None and offset < 0 or limit is not None and limit < 1:
+    if (offset or 0) < 0 or (limit is not None and limit < 1):
         raise ToolError("validation_error", "offset is a line number (from 1) and limit at least 1")
     if text.startswith("\ufeff"):
         text = text[1:]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 MAX_LINES = 2000
@@ -45,7 +46,8 @@ def _cut(text: str, max_lines: int, max_bytes: int, *, from_end: bool) -> Cut:
         return Cut(text, kept, kept, False)
     if kept == 0:
         # One line longer than the byte budget: keep the part of it nearest the cut side.
-        return Cut(clip_bytes(lines[-1 if from_end else 0], max_bytes, from_end), 0, len(lines), True)
+        part = clip_bytes(lines[-1 if from_end else 0], max_bytes, from_end)
+        return Cut(part, 0, len(lines), True)
     chosen = lines[-kept:] if from_end else lines[:kept]
     return Cut("\n".join(chosen), kept, len(lines), True)
 
@@ -80,6 +82,13 @@ def limit_notice(count: int, what: str, hint: str) -> str:
     return f"[{count} {what} limit reached. Use limit={count * 2} for more, or {hint}.]"
 
 
-def bytes_notice(hint: str) -> str:
-    """The notice for a result cut at `MAX_BYTES`."""
-    return f"[Output truncated at {format_size(MAX_BYTES)}. {hint}.]"
+def capped(text: str, limit: int, over: bool, what: str, hint: str) -> str:
+    """A search result: `text` cut at `MAX_BYTES`, then a notice for that cut, and one for a
+    result capped at `limit` items when `over`; `hint` says how to narrow it."""
+    cut = head(text, sys.maxsize, MAX_BYTES)
+    notices = []
+    if cut.truncated:
+        notices.append(f"[Output truncated at {format_size(MAX_BYTES)}. {hint.capitalize()}.]")
+    if over:
+        notices.append(limit_notice(limit, what, hint))
+    return "\n\n".join([cut.text, *notices])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ def atomic_write(path: Path, data: bytes) -> None:
         mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = None
-    temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    temp = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:

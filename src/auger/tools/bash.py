@@ -1,0 +1,147 @@
+"""The `bash` tool: run a shell command in the session's directory, or start a background job."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import IO, Any
+
+from auger.tools.base import ToolContext, ToolError, ToolResponse, tool
+from auger.tools.jobs import session_jobs, shell_argv, stop_group
+from auger.tools.paths import os_error
+from auger.tools.truncate import MAX_BYTES, MAX_LINES, format_size, tail
+
+DEFAULT_TIMEOUT = 120.0
+
+
+class _Output:
+    """A command's combined output: all of it while small, then its tail in memory and the
+    whole of it in a temp file."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.size = 0
+        self.newlines = 0
+        self.path: str | None = None
+        self._file: IO[bytes] | None = None
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        self.newlines += chunk.count(b"\n")
+        self.buffer += chunk
+        if self._file is not None:
+            self._file.write(chunk)
+        elif len(self.buffer) > MAX_BYTES:
+            self._spill()
+        if len(self.buffer) > 2 * MAX_BYTES:
+            # One byte over the budget, so the partial line at the front is never shown.
+            del self.buffer[: -(MAX_BYTES + 1)]
+
+    def _spill(self) -> None:
+        import tempfile
+
+        fd, self.path = tempfile.mkstemp(prefix="auger-bash-", suffix=".log")
+        self._file = os.fdopen(fd, "wb")
+        self._file.write(self.buffer)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+    def render(self, status: str | None = None) -> str:
+        """The output (its tail when long), then a truncation notice and `status`, if any."""
+        cut = tail(self.buffer.decode(errors="replace").rstrip("\n"), MAX_LINES, MAX_BYTES)
+        if cut.truncated and self.path is None:
+            self._spill()  # over the line limit while under the byte limit
+        self.close()
+        parts = [cut.text or "(no output)"]
+        if cut.truncated:
+            lines = self.newlines + (not self.buffer.endswith(b"\n"))
+            parts.append(
+                f"[Output truncated: showing the last {format_size(len(cut.text.encode()))} of "
+                f"{format_size(self.size)} ({lines} lines). Full output: {self.path}]"
+            )
+        if status:
+            parts.append(status)
+        return "\n\n".join(parts)
+
+
+async def bash(
+    command: str,
+    timeout: float | None = None,
+    run_in_background: bool = False,
+    *,
+    ctx: ToolContext,
+) -> ToolResponse | str:
+    """Run a shell command with bash in the working directory and return its output (stdout and
+    stderr together). There is no stdin; output over 50 KB or 2,000 lines keeps the end and saves
+    the whole to a file named in the notice; a non-zero exit status is an error. With
+    run_in_background the command becomes a job: the call returns its id at once, you are told
+    when it exits, and job_output shows its status and new output. Use run_in_background for
+    servers and watchers, and prefer the read, grep, find and ls tools over cat, grep, find and
+    ls in the shell.
+
+    Args:
+        command: The command line to run.
+        timeout: Seconds before the command is killed (default 120).
+        run_in_background: Run it as a background job and return at once.
+    """
+    if not command.strip():
+        raise ToolError("validation_error", "command is empty")
+    if timeout is not None and timeout <= 0:
+        raise ToolError("validation_error", "timeout must be a positive number of seconds")
+    if run_in_background:
+        return await _background(command, ctx)
+    seconds = timeout or DEFAULT_TIMEOUT
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *shell_argv(command, ctx.env),
+            cwd=ctx.cwd,
+            env=dict(ctx.env),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise os_error(exc, f"working directory {ctx.cwd}") from None
+    assert process.stdout is not None
+    output = _Output()
+    try:
+        async with asyncio.timeout(seconds):
+            while chunk := await process.stdout.read(65536):
+                output.add(chunk)
+            await process.wait()
+    except TimeoutError:
+        await stop_group(process)
+        return ToolResponse.error("timeout", output.render(f"[timed out after {seconds:g}s]"))
+    except asyncio.CancelledError:
+        await stop_group(process)
+        raise
+    finally:
+        output.close()
+    code = process.returncode
+    if code == 0:
+        return output.render()
+    status = f"[exit code {code}]" if code > 0 else f"[killed by signal {-code}]"
+    return ToolResponse.error("command_failed", output.render(status))
+
+
+async def _background(command: str, ctx: ToolContext) -> str:
+    try:
+        job = await session_jobs(ctx).start(command, ctx.cwd, ctx.env)
+    except OSError as exc:
+        raise os_error(exc, f"working directory {ctx.cwd}") from None
+    return (
+        f"Started background job {job.id}; its output goes to {job.output_path}. You will be "
+        f"told when it exits; job_output with job_id {job.id!r} shows its status and new output, "
+        "and job_kill stops it."
+    )
+
+
+TOOL = tool(bash)
+
+
+def extension(g: Any) -> None:
+    """Registers `bash`."""
+    g.tool(TOOL)

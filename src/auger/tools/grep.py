@@ -1,0 +1,196 @@
+"""The `grep` tool: search file contents with a regular expression."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from collections.abc import Iterable
+from itertools import groupby, islice
+from pathlib import Path
+from typing import Any
+
+from auger.tools.base import ToolContext, ToolError, tool
+from auger.tools.paths import PathGlob, Tree, sort_key
+from auger.tools.search import (
+    RG_ARGS,
+    Target,
+    find_rg,
+    glob_args,
+    names,
+    run_rg,
+    search_target,
+    visible,
+    walked,
+)
+from auger.tools.truncate import capped, clip_line
+
+DEFAULT_LIMIT = 100
+LINE_CHARS = 500
+
+Match = tuple[str, int, str]  # path under the target's root, line number, the line
+
+
+def file_lines(path: Path) -> list[str] | None:
+    """A file's lines as ripgrep numbers them; `None` when it is binary (holds a NUL)."""
+    data = path.read_bytes()
+    if b"\0" in data:
+        return None
+    lines = data.decode(errors="replace").removeprefix("\ufeff").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _python_matches(
+    target: Target, regex: re.Pattern[str], glob: PathGlob | None, count: int
+) -> list[Match]:
+    files = [target.file] if target.file else walked(Tree(target.root), glob)
+    found: list[Match] = []
+    for rel in files:
+        try:
+            lines = file_lines(target.root / rel)
+        except OSError:
+            continue
+        if lines is None:
+            continue
+        for number, line in enumerate(lines, 1):
+            if regex.search(line):
+                found.append((rel, number, line))
+                if len(found) == count:
+                    return found
+    return found
+
+
+async def _rg_matches(
+    rg: str, target: Target, flags: list[str], glob: PathGlob | None, count: int, ctx: ToolContext
+) -> list[Match]:
+    """Files with matches from one parallel ripgrep run, then their matching lines from a
+    second run over the first few of them in order, so the result is deterministic."""
+    scope = [*glob_args(glob), "--", *([target.file] if target.file else [])]
+    out = await run_rg(
+        rg, [*RG_ARGS, "--files-with-matches", "--null", *flags, *scope], target.root, ctx.env
+    )
+    candidates = names(out)
+    files = iter(candidates if target.file else visible(candidates, Tree(target.root), glob))
+    found: list[Match] = []
+    while len(found) < count and (batch := list(islice(files, count))):
+        out = await run_rg(
+            rg,
+            [
+                "--no-config",
+                "--null",
+                "--line-number",
+                "--with-filename",
+                "--no-heading",
+                f"--max-count={count}",
+                *flags,
+                "--",
+                *batch,
+            ],
+            target.root,
+            ctx.env,
+        )
+        lines = []
+        for row in out.split(b"\n"):
+            path, nul, rest = row.partition(b"\0")
+            number, colon, text = rest.partition(b":")
+            if nul and colon:  # anything else is a note such as "binary file matches"
+                lines.append((os.fsdecode(path), int(number), text.decode(errors="replace")))
+        found += sorted(lines, key=lambda m: (sort_key(m[0]), m[1]))
+    return found[:count]
+
+
+def _format(matches: list[Match], target: Target, context: int) -> str:
+    out: list[str] = []
+    for rel, group in groupby(matches, key=lambda m: m[0]):
+        name = target.prefix + rel
+        hits = {number: line for _, number, line in group}
+        if not context:
+            out += (f"{name}:{n}:{clip_line(line, LINE_CHARS)}" for n, line in hits.items())
+            continue
+        try:
+            lines = file_lines(target.root / rel) or []
+        except OSError:  # gone since it was searched
+            lines = []
+        for start, stop in _blocks(hits, context, len(lines)):
+            if out:
+                out.append("--")
+            for n in range(start, stop + 1):
+                mark = ":" if n in hits else "-"
+                out.append(f"{name}{mark}{n}{mark}{clip_line(lines[n - 1], LINE_CHARS)}")
+    return "\n".join(out)
+
+
+def _blocks(numbers: Iterable[int], context: int, last: int) -> list[tuple[int, int]]:
+    blocks: list[tuple[int, int]] = []
+    for n in numbers:
+        start, stop = max(1, n - context), min(last, n + context)
+        if blocks and start <= blocks[-1][1] + 1:
+            blocks[-1] = (blocks[-1][0], stop)
+        else:
+            blocks.append((start, stop))
+    return blocks
+
+
+async def grep(
+    pattern: str,
+    path: str | None = None,
+    glob: str | None = None,
+    ignore_case: bool = False,
+    literal: bool = False,
+    context: int = 0,
+    limit: int = DEFAULT_LIMIT,
+    *,
+    ctx: ToolContext,
+) -> str:
+    """Search file contents for a regular expression (ripgrep syntax), under a directory or in
+    one file. Prints `path:line:text` for each matching line (and `path-line-text` for context
+    lines), files in path order, at most 100 matches by default. Skips binary files, `.git` and
+    whatever .gitignore ignores; includes hidden files. Narrow a broad search with path or glob
+    rather than raising the limit.
+
+    Args:
+        pattern: The regular expression to look for (a plain string when literal is true).
+        path: The directory or file to search (default: the working directory).
+        glob: Only search files whose path matches this glob, e.g. "*.py" or "src/**/*.ts".
+        ignore_case: Match without regard to case.
+        literal: Treat pattern as a plain string, not a regular expression.
+        context: How many lines to show before and after each match.
+        limit: The most matching lines to show.
+    """
+    if limit < 1 or context < 0:
+        raise ToolError("validation_error", "limit must be at least 1 and context at least 0")
+    target = search_target(ctx, path, files=True)
+    glob_filter = PathGlob(glob) if glob and target.file is None else None
+    rg = find_rg(ctx)
+    if rg is not None:
+        flags = [
+            *(["--ignore-case"] if ignore_case else []),
+            *(["--fixed-strings"] if literal else []),
+        ]
+        matches = await _rg_matches(
+            rg, target, [*flags, "--regexp", pattern], glob_filter, limit + 1, ctx
+        )
+    else:
+        try:
+            regex = re.compile(
+                re.escape(pattern) if literal else pattern, re.IGNORECASE if ignore_case else 0
+            )
+        except re.error as exc:
+            raise ToolError("validation_error", f"invalid regular expression: {exc}") from None
+        matches = await asyncio.to_thread(_python_matches, target, regex, glob_filter, limit + 1)
+    if not matches:
+        return "No matches found."
+    text = _format(matches[:limit], target, context)
+    return capped(
+        text, limit, len(matches) > limit, "matches", "narrow the search with path or glob"
+    )
+
+
+TOOL = tool(grep)
+
+
+def extension(g: Any) -> None:
+    """Registers `grep`."""
+    g.tool(TOOL)

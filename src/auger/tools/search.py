@@ -1,0 +1,119 @@
+"""What `grep` and `find` share: the search target, ripgrep, and the sorted list of files.
+
+Ripgrep, when it is on the session's PATH, does the walking and the matching; otherwise
+`paths.Tree` walks in Python. Either way the files come out in `sort_key` order and pass the same
+filters, so both give the same results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+
+from auger.tools.base import ToolContext, ToolError
+from auger.tools.paths import PathGlob, Tree, display, sort_key
+
+# Make ripgrep's choices those of `paths.Tree`: no config file, hidden files searched, `.git`
+# skipped, and only .gitignore files obeyed (not .ignore, .rgignore, git's exclude or global).
+RG_ARGS = (
+    "--no-config",
+    "--hidden",
+    "--no-ignore-dot",
+    "--no-ignore-exclude",
+    "--no-ignore-global",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a search looks: a directory, or one file in it; `prefix` starts displayed paths."""
+
+    root: Path
+    file: str | None
+    prefix: str
+
+
+def search_target(ctx: ToolContext, path: str | None, *, files: bool) -> Target:
+    """The directory (or, when `files`, the file) that `path` names."""
+    resolved = ctx.resolve(path or ".")
+    shown = display(resolved, ctx.cwd)
+    if not resolved.exists():
+        raise ToolError("not_found", f"{shown} does not exist")
+    if resolved.is_dir():
+        return Target(resolved, None, "" if shown == "." else shown.rstrip("/") + "/")
+    if not files:
+        raise ToolError("not_a_directory", f"{shown} is not a directory")
+    parent = display(resolved.parent, ctx.cwd)
+    return Target(resolved.parent, resolved.name, "" if parent == "." else parent + "/")
+
+
+def find_rg(ctx: ToolContext) -> str | None:
+    """The ripgrep on the session's PATH, if there is one."""
+    import shutil
+
+    return shutil.which("rg", path=ctx.env.get("PATH", os.defpath))
+
+
+def glob_args(glob: PathGlob | None) -> list[str]:
+    """Ripgrep's glob arguments: the user's glob, then `.git` excluded, which wins."""
+    return [*(("--glob", glob.pattern) if glob else ()), "--glob", "!.git"]
+
+
+async def run_rg(rg: str, args: list[str], cwd: Path, env: Mapping[str, str]) -> bytes:
+    """Ripgrep's output; a tool error when it fails without finding anything."""
+    process = await asyncio.create_subprocess_exec(
+        rg,
+        *args,
+        cwd=cwd,
+        env=dict(env),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await process.communicate()
+    except asyncio.CancelledError:
+        process.kill()
+        await process.wait()
+        raise
+    if process.returncode == 2 and not out:
+        message = err.decode(errors="replace").strip()
+        kind = "validation_error" if "regex" in message else "command_failed"
+        raise ToolError(kind, f"ripgrep failed: {message}")
+    return out
+
+
+def names(out: bytes) -> list[str]:
+    """The NUL-terminated paths ripgrep printed, in `sort_key` order."""
+    return sorted(os.fsdecode(out).split("\0")[:-1], key=sort_key)
+
+
+def visible(paths: Iterable[str], tree: Tree, glob: PathGlob | None) -> Iterator[str]:
+    """The paths ripgrep listed that the glob accepts and .gitignore leaves visible.
+
+    Ripgrep lets a `--glob` match override .gitignore; this puts that right.
+    """
+    if glob is None:
+        return iter(paths)
+    return (p for p in paths if glob.accepts(p) and not tree.excluded(p))
+
+
+def walked(tree: Tree, glob: PathGlob | None) -> Iterator[str]:
+    """The visible files of a Python walk that the glob accepts."""
+    return (p for p in tree.files() if glob is None or glob.accepts(p))
+
+
+async def list_files(
+    target: Target, glob: PathGlob | None, count: int, ctx: ToolContext
+) -> list[str]:
+    """The first `count` visible files under a directory target that pass `glob`."""
+    tree = Tree(target.root)
+    rg = find_rg(ctx)
+    if rg is None:
+        return await asyncio.to_thread(lambda: list(islice(walked(tree, glob), count)))
+    out = await run_rg(rg, [*RG_ARGS, "--files", "--null", *glob_args(glob)], target.root, ctx.env)
+    return list(islice(visible(names(out), tree, glob), count))

@@ -1,0 +1,42 @@
+"""The bundled tools, registered the way any extension registers tools."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from auger.tools.base import Tool
+from auger.tools.builtin import DEFAULT_TOOLS, extensions
+
+
+class Registrar:
+    """The one method a tool extension may use."""
+
+    def __init__(self) -> None:
+        self.tools: list[Tool] = []
+
+    def tool(self, tool: Tool) -> None:
+        self.tools.append(tool)
+
+
+def test_each_module_registers_its_tool() -> None:
+    g = Registrar()
+    pairs = extensions()
+    for _, extension in pairs:
+        extension(g)
+    assert [name for name, _ in pairs] == list(DEFAULT_TOOLS)
+    assert [tool.name for tool in g.tools] == list(DEFAULT_TOOLS)
+    for tool in g.tools:
+        assert tool.description.endswith("."), tool.name
+        assert tool.parameters["type"] == "object"
+        for name, schema in tool.parameters["properties"].items():
+            assert schema.get("description"), (tool.name, name)
+
+
+def test_importing_the_tools_stays_light() -> None:
+    code = (
+        "import sys, auger.tools.builtin as b; b.extensions(); "
+        "print(sorted({'difflib', 'tempfile'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
