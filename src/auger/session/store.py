@@ -1,0 +1,361 @@
+"""One session file: a JSONL header line, then one entry per line, forming a tree.
+
+The file is append-only. Each entry is written as one whole line by a single `os.write` on an
+`O_APPEND` descriptor under an exclusive `flock`, so two processes appending to the same file
+never interleave their lines; nothing is buffered in the process, so a crash loses at most the
+line being written (no `fsync`: an OS crash may lose more). The file appears with the first
+`message` entry: entries appended before it are held in memory, so an empty start leaves no file.
+
+Where the leaf is: a reopened file's leaf is the last entry in it. Navigating without adding
+anything (`set_leaf`) appends a small `leaf` entry whose `parent_id` is the new leaf; it is not
+part of the tree, and its id is not reserved (nothing ever looks one up).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import EllipsisType
+from typing import Any, ClassVar, TypeVar
+
+import msgspec
+
+from auger._version import __version__
+from auger.llm.messages import UserMessage
+from auger.session.entries import (
+    BranchSummaryEntry,
+    Entry,
+    LabelEntry,
+    LeafEntry,
+    MessageEntry,
+    SessionInfoEntry,
+    entry_from_dict,
+    new_id,
+    timestamp,
+)
+
+SCHEMA_VERSION = 1
+"""The session file format this version writes and reads; a newer file is refused."""
+
+TITLE_LIMIT = 100
+
+E = TypeVar("E", bound=Entry)
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+
+
+class SessionError(Exception):
+    """A session file that cannot be used: missing, not a session, newer, or a bad request."""
+
+
+class SessionHeader(msgspec.Struct, frozen=True, kw_only=True):
+    """The first line of a session file; a fork also names the session and entry it came from."""
+
+    id: str
+    cwd: str
+    created: str = msgspec.field(default_factory=timestamp)
+    title: str = ""
+    version: int = SCHEMA_VERSION
+    auger_version: str = __version__
+    parent_session: str | None = None
+    parent_session_id: str | None = None
+    forked_from: str | None = None
+    type: ClassVar[str] = "session"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; the fork fields only when set."""
+        out: dict[str, Any] = {"type": self.type}
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
+
+
+def read_header(path: Path, line: bytes) -> SessionHeader:
+    """The header of the session file at `path`, from its first line.
+
+    Raises `SessionError` if the line is not a session header or its version is newer than ours.
+    """
+    try:
+        data = _decode(line)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or data.get("type") != SessionHeader.type:
+        raise SessionError(f"{path} is not an auger session file: its first line is no header")
+    version = data.get("version")
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise SessionError(
+            f"{path} is session format version {version}, newer than this auger's "
+            f"{SCHEMA_VERSION}: upgrade auger to open it"
+        )
+    try:
+        return msgspec.convert(data, SessionHeader)
+    except msgspec.ValidationError as exc:
+        raise SessionError(f"{path} has a bad session header: {exc}") from None
+
+
+class TreeRow(msgspec.Struct, frozen=True):
+    """One entry of `SessionFile.tree()`: indented one step more only where the tree branches."""
+
+    entry: Entry
+    depth: int
+    on_branch: bool
+    label: str | None
+
+
+def _title(entries: Iterable[Entry]) -> str:
+    """The first user message on one line, cut to `TITLE_LIMIT` characters."""
+    for entry in entries:
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
+            text = " ".join(entry.message.text.split())
+            return text if len(text) <= TITLE_LIMIT else text[: TITLE_LIMIT - 1] + "…"
+    return ""
+
+
+def _line(entry: Entry) -> bytes:
+    return _encode(entry.to_dict()) + b"\n"
+
+
+def _write_locked(fd: int, data: bytes) -> None:
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            # A writer was killed mid-line: end its torn line so ours stays whole.
+            data = b"\n" + data
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+class SessionFile:
+    """A session file's header and its tree of entries, with a leaf where the next entry goes.
+
+    `entries` holds the tree's entries in file order, `warnings` what loading skipped, `labels`
+    each labelled entry's label, and `name` the session's latest name.
+    """
+
+    def __init__(self, path: Path, header: SessionHeader) -> None:
+        self.path = path
+        self.header = header
+        self.entries: list[Entry] = []
+        self.warnings: list[str] = []
+        self.leaf_id: str | None = None
+        self.labels: dict[str, str] = {}
+        self.name: str | None = None
+        self._by_id: dict[str, Entry] = {}
+        self._children: dict[str | None, list[Entry]] = {}
+        self._fd: int | None = None
+        # Lines waiting for the first message entry; `None` once the file exists.
+        self._pending: list[bytes] | None = []
+
+    @classmethod
+    def create(cls, path: str | Path, header: SessionHeader) -> SessionFile:
+        """A new session at `path`; the file is written when the first message is appended."""
+        return cls(Path(path), header)
+
+    @classmethod
+    def open(cls, path: str | Path) -> SessionFile:
+        """Load a session file; unreadable lines are skipped and described in `warnings`.
+
+        Raises `SessionError` if the file is missing, is not a session, or is a newer format
+        (such a file is never written to).
+        """
+        path = Path(path)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise SessionError(f"no session file at {path}") from None
+        lines = data.split(b"\n")
+        session = cls(path, read_header(path, lines[0]))
+        session._pending = None
+        last = len(lines)
+        for number, line in enumerate(lines[1:], start=2):
+            if not line:
+                continue
+            try:
+                raw = _decode(line)
+                if not isinstance(raw, dict):
+                    raise ValueError("not a JSON object")
+                entry = entry_from_dict(raw)
+            except ValueError as exc:
+                if number == last:
+                    reason = "a torn last line (the writer was stopped mid-line)"
+                else:
+                    reason = f"an unreadable line ({exc})"
+                session.warnings.append(f"{path}:{number}: skipped {reason}")
+                continue
+            if entry.id in session._by_id and not isinstance(entry, LeafEntry):
+                session.warnings.append(f"{path}:{number}: skipped a duplicate id {entry.id}")
+                continue
+            session._add(entry)
+        return session
+
+    @property
+    def exists(self) -> bool:
+        """Whether the file has been written (it is, from the first message entry on)."""
+        return self._pending is None
+
+    def close(self) -> None:
+        """Release the file descriptor; the object can still be read."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> SessionFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading ------------------------------------------------------------------------
+
+    def get(self, entry_id: str) -> Entry | None:
+        """The entry with this id, if the tree has it."""
+        return self._by_id.get(entry_id)
+
+    def branch(self, leaf_id: str | None = None) -> list[Entry]:
+        """The entries from the root to `leaf_id` (default: the current leaf), root first."""
+        current = self.leaf_id if leaf_id is None else self._known(leaf_id)
+        path: list[Entry] = []
+        by_id = self._by_id
+        while current is not None and (entry := by_id.get(current)) is not None:
+            path.append(entry)
+            current = entry.parent_id
+        path.reverse()
+        return path
+
+    def children(self, entry_id: str | None) -> list[Entry]:
+        """The children of `entry_id` in file order; `None` gives the roots, orphans included."""
+        return list(self._children.get(entry_id, ()))
+
+    def tree(self) -> list[TreeRow]:
+        """Every entry depth first, children in file order, for display."""
+        on_branch = {entry.id for entry in self.branch()}
+        rows: list[TreeRow] = []
+        roots = self._children.get(None, [])
+        stack = [(entry, int(len(roots) > 1)) for entry in reversed(roots)]
+        while stack:
+            entry, depth = stack.pop()
+            rows.append(TreeRow(entry, depth, entry.id in on_branch, self.labels.get(entry.id)))
+            children = self._children.get(entry.id, [])
+            child_depth = depth + int(len(children) > 1)
+            stack.extend((child, child_depth) for child in reversed(children))
+        return rows
+
+    # -- writing ------------------------------------------------------------------------
+
+    def append(self, entry: E, *, parent_id: str | EllipsisType | None = ...) -> E:
+        """Write `entry` as a child of `parent_id` (default: the leaf); it becomes the leaf.
+
+        Returns the entry with its new `id`, `parent_id` and `timestamp`.
+        """
+        parent = self.leaf_id if parent_id is ... else parent_id
+        if parent is not None:
+            self._known(parent)
+        entry_id = new_id()
+        while entry_id in self._by_id:
+            entry_id = new_id()
+        entry = msgspec.structs.replace(entry, id=entry_id, parent_id=parent, timestamp=timestamp())
+        line = _line(entry)
+        if self._pending is None:
+            self._write(line)
+        elif isinstance(entry, MessageEntry):
+            self._materialize([*self._pending, line], [*self.entries, entry])
+        else:
+            self._pending.append(line)
+        self._add(entry)
+        return entry
+
+    def set_leaf(
+        self, entry_id: str | None, summary: str | None = None
+    ) -> BranchSummaryEntry | None:
+        """Navigate: the next entry goes under `entry_id` (`None`: a new root).
+
+        With a `summary` of the branch being left, a `branch_summary` entry is written under
+        `entry_id`, becomes the leaf, and is returned.
+        """
+        if summary is not None:
+            return self.append(BranchSummaryEntry(summary, self.leaf_id), parent_id=entry_id)
+        if entry_id != self.leaf_id:
+            self.append(LeafEntry(), parent_id=entry_id)
+        return None
+
+    def fork(self, entry_id: str | None, new_path: str | Path) -> SessionFile:
+        """A new session at `new_path` holding the branch up to `entry_id`, ids kept.
+
+        Its id is the file name's stem (`<id>.jsonl`); its header names this session and the
+        entry. `None` forks before the first entry. Like any new session, the file is written
+        once it holds a message.
+        """
+        new_path = Path(new_path)
+        path = [] if entry_id is None else self.branch(entry_id)
+        header = SessionHeader(
+            id=new_path.stem,
+            cwd=self.header.cwd,
+            parent_session=str(self.path),
+            parent_session_id=self.header.id,
+            forked_from=entry_id,
+        )
+        forked = SessionFile(new_path, header)
+        for entry in path:
+            forked._add(entry)
+        lines = [_line(entry) for entry in path]
+        if any(isinstance(entry, MessageEntry) for entry in path):
+            forked._materialize(lines, path)
+        else:
+            forked._pending = lines
+        return forked
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _known(self, entry_id: str) -> str:
+        if entry_id not in self._by_id:
+            raise SessionError(f"no entry {entry_id!r} in session {self.header.id}")
+        return entry_id
+
+    def _add(self, entry: Entry) -> None:
+        if isinstance(entry, LeafEntry):
+            if entry.parent_id is None or entry.parent_id in self._by_id:
+                self.leaf_id = entry.parent_id
+            return
+        # An entry whose parent was lost to an unreadable line is shown as a root.
+        parent = entry.parent_id if entry.parent_id in self._by_id else None
+        self.entries.append(entry)
+        self._by_id[entry.id] = entry
+        self._children.setdefault(parent, []).append(entry)
+        self.leaf_id = entry.id
+        if isinstance(entry, LabelEntry):
+            if entry.label is None:
+                self.labels.pop(entry.target_id, None)
+            else:
+                self.labels[entry.target_id] = entry.label
+        elif isinstance(entry, SessionInfoEntry):
+            self.name = entry.name
+
+    def _materialize(self, lines: list[bytes], entries: Sequence[Entry]) -> None:
+        """Create the file with the header (titled by the first prompt) and `lines`."""
+        if not self.header.title:
+            self.header = msgspec.structs.replace(self.header, title=_title(entries))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL
+        try:
+            self._fd = os.open(self.path, flags, 0o600)
+        except FileExistsError:
+            raise SessionError(f"{self.path} already exists") from None
+        _write_locked(self._fd, b"".join([_encode(self.header.to_dict()), b"\n", *lines]))
+        self._pending = None
+
+    def _write(self, line: bytes) -> None:
+        if self._fd is None:
+            try:
+                self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+            except FileNotFoundError:
+                raise SessionError(f"{self.path} was removed") from None
+        _write_locked(self._fd, line)
