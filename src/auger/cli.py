@@ -44,6 +44,16 @@ def _parser() -> object:
         metavar="PATH",
         help="load an extension file (repeatable)",
     )
+    p.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the latest session in this directory",
+    )
+    p.add_argument("-r", "--resume", metavar="ID", help="resume a session (a unique id prefix)")
+    p.add_argument("--session", metavar="PATH", help="use this session file")
+    p.add_argument("--no-save", action="store_true", help="keep this session in memory only")
     p.add_argument("--no-skills", action="store_true", help="no Agent Skills")
     p.add_argument("--no-agents-md", action="store_true", help="no AGENTS.md / CLAUDE.md")
     p.add_argument(
@@ -58,13 +68,21 @@ def _parser() -> object:
 def _run(args: list[str]) -> int:
     if args[:1] == ["trust"]:
         return _trust(args[1:])
+    if args[:1] == ["sessions"]:
+        return _sessions(args[1:])
+    if args[:1] == ["acp"]:
+        from auger.hosts.acp import main as acp
+
+        return acp(args[1:])
+    if args[:1] == ["rpc"]:
+        from auger.hosts.rpc import main as rpc
+
+        return rpc(args[1:])
     opts = _parser().parse_args(args)  # type: ignore[attr-defined]
-    if not opts.print:
-        sys.stderr.write(
-            "auger: the interactive terminal is not available yet — run a prompt with "
-            "auger -p PROMPT\n"
-        )
-        return 2
+    if not opts.print:  # the interactive terminal (imported only on this path)
+        from auger.hosts.terminal.app import run_terminal
+
+        return run_terminal(opts)
     if opts.max_steps is not None and opts.max_steps < 1:
         sys.stderr.write(f"auger: --max-steps must be at least 1\n{USAGE}\n")
         return 2
@@ -97,6 +115,48 @@ def _trust(args: list[str]) -> int:
     return 0
 
 
+def _sessions(args: list[str]) -> int:
+    import json
+    import os
+    import time
+    from pathlib import Path
+
+    from auger.config.paths import auger_home
+    from auger.session.paths import list_sessions
+
+    unknown = [a for a in args if a not in ("--all", "--json")]
+    if unknown:
+        sys.stderr.write(
+            f"auger: unknown option {unknown[0]}\nusage: auger sessions [--all] [--json]\n"
+        )
+        return 2
+    cwd = None if "--all" in args else Path(os.getcwd())
+    summaries = list_sessions(auger_home(os.environ), cwd)
+    if "--json" in args:
+        sys.stdout.writelines(json.dumps(s.to_dict()) + "\n" for s in summaries)
+        return 0
+    if not summaries:
+        sys.stdout.write(
+            "No saved sessions" + ("." if cwd is None else " in this directory.") + "\n"
+        )
+        return 0
+    now = time.time()
+    for s in summaries:
+        cost = "" if s.cost is None else f"  ${s.cost:.4f}"
+        title = (s.name or s.title or "(untitled)")[:60]
+        where = f"  {s.cwd}" if cwd is None else ""
+        line = f"{s.id}  {_age(now - s.modified):>4}  {s.messages:>4} msgs{cost}  {title}{where}"
+        sys.stdout.write(line + "\n")
+    return 0
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return "now"
+
+
 def _headless(opts: object, prompt: str) -> int:
     import asyncio
     import os
@@ -105,7 +165,7 @@ def _headless(opts: object, prompt: str) -> int:
     from auger.config.errors import ConfigError
     from auger.config.paths import auger_home
     from auger.hosts.headless import HeadlessHost, run_print
-    from auger.loader import discover
+    from auger.loader import discover, open_session
     from auger.runtime import Runtime
 
     host = HeadlessHost(sys.stderr)
@@ -114,16 +174,27 @@ def _headless(opts: object, prompt: str) -> int:
         tools = [t.strip() for t in opts.tools.split(",") if t.strip()]  # type: ignore[attr-defined]
     try:
         cwd = Path(os.getcwd())
+        home = auger_home(os.environ)
         sources, notices = discover(
-            auger_home(os.environ),
+            home,
             cwd,
             host,
             paths=opts.extension,  # type: ignore[attr-defined]
             discovered=not opts.no_extensions,  # type: ignore[attr-defined]
         )
+        session = open_session(
+            home,
+            cwd,
+            continue_=opts.continue_,  # type: ignore[attr-defined]
+            resume=opts.resume,  # type: ignore[attr-defined]
+            path=opts.session,  # type: ignore[attr-defined]
+        )
         runtime = Runtime(
             opts.model,  # type: ignore[attr-defined]
             cwd=cwd,
+            home=home,
+            session=session,
+            save=not opts.no_save,  # type: ignore[attr-defined]
             extensions=sources,
             disable=[
                 name

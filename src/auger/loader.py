@@ -11,6 +11,8 @@ from auger.config.paths import display
 from auger.extensions.source import Source, from_file
 from auger.extensions.trust import TrustStore
 from auger.host import Host
+from auger.session.paths import find_session, latest_session
+from auger.session.store import SessionError, SessionFile
 
 ENTRY_POINT_GROUP = "auger.extensions"
 
@@ -81,3 +83,25 @@ def discover(
             raise ConfigError(f"extension file {raw} does not exist")
         sources.append(from_file(path, "flag"))
     return sources, notices
+
+
+def open_session(
+    home: Path, cwd: Path, *, continue_: bool, resume: str | None, path: str | None
+) -> SessionFile | None:
+    """The session `--session PATH`, `-r ID` or `-c` names (`None`: start a new one).
+
+    A missing, ambiguous or unreadable session is a `ConfigError`.
+    """
+    try:
+        if path:
+            return SessionFile.open((cwd / path).expanduser())
+        if resume:
+            return SessionFile.open(find_session(home, cwd, resume))
+        if continue_:
+            latest = latest_session(home, cwd)
+            if latest is None:
+                raise ConfigError(f"no saved session to continue in {display(cwd)}")
+            return SessionFile.open(latest)
+    except SessionError as exc:
+        raise ConfigError(str(exc)) from None
+    return None

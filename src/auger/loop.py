@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from auger.compact import compact, is_full
 from auger.events import (
     AfterProviderResponse,
     AgentEnd,
@@ -67,6 +68,8 @@ class TurnState(msgspec.Struct):
     error: ProviderError | None = None
     step: int = 0
     agent_started: bool = False
+    overflow_retried: bool = False
+    warned_full: bool = False
     blocked_tools: dict[str, str] = msgspec.field(default_factory=dict)
 
 
@@ -176,6 +179,7 @@ async def _turn(rt: Runtime, state: TurnState) -> None:
     while True:
         await rt.reload_if_changed()
         await _report_jobs(rt)
+        await _keep_room(rt, state, system)
         message = await _call_model(rt, state, system)
         if message is None:
             return
@@ -204,6 +208,22 @@ async def _report_jobs(rt: Runtime) -> None:
     for record in exits:
         await rt.publish(record)
     rt.append(UserMessage.of(jobs.notice(exits)))
+
+
+async def _keep_room(rt: Runtime, state: TurnState, system: str) -> None:
+    """Compact before a model call that would not fit (or say so, when compaction is off)."""
+    if not is_full(rt, system):
+        return
+    if rt.compaction.enabled:
+        usage = await compact(rt, automatic=True)
+        if usage is not None:
+            state.usage = state.usage + usage
+    elif not state.warned_full:
+        state.warned_full = True
+        rt.notify(
+            "the context is full and automatic compaction is off (compaction.enabled: false)",
+            "warning",
+        )
 
 
 async def _call_model(rt: Runtime, state: TurnState, system: str) -> AssistantMessage | None:
@@ -252,6 +272,16 @@ async def _call_model(rt: Runtime, state: TurnState, system: str) -> AssistantMe
                 state.final_text = partial.text
             raise
         except ProviderError as err:
+            if (
+                err.kind == "context_overflow"
+                and rt.compaction.enabled
+                and not state.overflow_retried
+            ):
+                state.overflow_retried = True
+                usage = await compact(rt, automatic=True)
+                if usage is not None:
+                    state.usage = state.usage + usage
+                    continue
             if err.retryable and not produced and attempt < rt.retry.attempts:
                 delay = rt.retry.delay(attempt, err)
                 rt.notify(

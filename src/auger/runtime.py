@@ -16,6 +16,9 @@ import msgspec
 
 from auger.bus import Bus
 from auger.commands.runner import run_command, submit
+from auger.compact import CompactionSettings, compact
+from auger.compact import summarize as summarize_messages
+from auger.config.errors import ConfigError
 from auger.config.models import (
     build_provider,
     choose_model,
@@ -25,7 +28,7 @@ from auger.config.models import (
 )
 from auger.config.paths import auger_home
 from auger.config.settings import load_settings
-from auger.events import ModelSelect, SessionShutdown
+from auger.events import ModelSelect, SessionBeforeFork, SessionBeforeSwitch, SessionShutdown
 from auger.extensions.context import HandlerContext
 from auger.extensions.registrar import Registrations, disabled_in, load_extensions
 from auger.extensions.source import Extension, Source, from_callable
@@ -38,6 +41,16 @@ from auger.llm.records import Record
 from auger.llm.usage import ZERO, Usage
 from auger.loop import Exchange, run_turn
 from auger.records import Notify, SessionEnd, SessionStart, TurnEnd
+from auger.session.context import last_model, totals
+from auger.session.conversation import Conversation
+from auger.session.entries import (
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionInfoEntry,
+)
+from auger.session.paths import new_session_path
+from auger.session.store import SessionFile, SessionHeader
 from auger.tools.base import Tool
 from auger.tools.jobs import Jobs
 
@@ -94,9 +107,11 @@ class _Channel:
 
 def _bundled() -> tuple[list[Source], list[Source]]:
     """The bundled extensions: those loaded first, and those loaded after every other one
-    (skills and templates, so they see the skill folders and commands others added)."""
+    (skills, templates and MCP, so they see the skill folders, commands and MCP servers others
+    added)."""
     from auger.commands import agents_md, builtin, skills, templates
     from auger.extensions import claude_hooks
+    from auger.extensions.mcp import McpServers
     from auger.tools.builtin import extensions
 
     first = [
@@ -105,7 +120,7 @@ def _bundled() -> tuple[list[Source], list[Source]]:
         ("agents_md", agents_md.extension),
         ("claude_hooks", claude_hooks.extension),
     ]
-    last = [("templates", templates.extension), ("skills", skills.extension)]
+    last = [("templates", templates.extension), ("skills", skills.extension), ("mcp", McpServers())]
     return (
         [Source(name, lambda fn=fn: fn) for name, fn in first],
         [Source(name, lambda fn=fn: fn) for name, fn in last],
@@ -147,7 +162,8 @@ class Runtime:
         tools: Sequence[str] | None = None,
         retry: RetryPolicy | None = None,
         reasoning: str | None = None,
-        session_id: str | None = None,
+        session: SessionFile | None = None,
+        save: bool = True,
         idle_before_turn_end: bool = False,
     ) -> None:
         self.env: Mapping[str, str] = dict(os.environ if env is None else env)
@@ -162,8 +178,7 @@ class Runtime:
         self.retry = retry or _retry_from(self.settings)
         self.reasoning = reasoning
         self.idle_before_turn_end = idle_before_turn_end
-        self.session_id = session_id or os.urandom(6).hex()
-        self.messages: list[Message] = []
+        self.compaction = CompactionSettings.from_settings(self.settings)
         self.jobs = Jobs(clock)
         self.bus = Bus(self._report, ctx=HandlerContext(self))
         self.exchange = Exchange(self)
@@ -175,10 +190,13 @@ class Runtime:
         self._started = False
         self._sync: _SyncDriver | None = None
         self._reloaded = False
+        self.quit_requested = False
         self._allow = tools
         self.user_home = Path(self.env.get("HOME") or Path.home())
-        self.transcript_path: Path | None = None
         self.disabled = frozenset(disable) | disabled_in(self.settings)
+        restored = session is not None
+        self.conversation = Conversation(session or self._new_session(save))
+        self._start_reason = "restore" if restored else "new"
         first, last = _bundled() if bundled else ([], [])
         self._sources = [*first, *map(as_source, extensions), *last]
         self._stamps = self._file_stamps()
@@ -187,10 +205,33 @@ class Runtime:
         for failure in failures:
             self.notify(failure, "error")
         self._install(registrations)
-        self.model, self.provider = self._resolve(model, provider)
-        self.usage_total = ZERO if self.model.pricing else Usage()
+        self.model, self.provider = self._resolve(model or self._saved_model(), provider)
+        self.usage_total = (ZERO if self.model.pricing else Usage()) + totals(
+            self.conversation.session.branch()
+        ).usage
 
     # -- set-up ---------------------------------------------------------------------------
+
+    def _new_session(self, save: bool) -> SessionFile:
+        session_id = os.urandom(6).hex()
+        header = SessionHeader(id=session_id, cwd=str(self.cwd))
+        path = new_session_path(self.home, self.cwd, session_id)
+        return SessionFile.create(path, header, persist=save and "recorder" not in self.disabled)
+
+    def _saved_model(self) -> str | None:
+        """A restored session's model, when its provider can still be reached."""
+        saved = last_model(self.conversation.session.branch())
+        if saved is None:
+            return None
+        spec = "/".join(saved)
+        try:
+            provider = split_spec(spec)[0]
+            if provider not in self.registrations.providers:
+                build_provider(provider_config(provider, self.env, self.settings))
+        except ConfigError as exc:
+            self.notify(f"the session's model {spec} is not available ({exc})", "warning")
+            return None
+        return spec
 
     def _resolve(
         self, model: str | Model | None, provider: Provider | None
@@ -302,9 +343,24 @@ class Runtime:
         self.emit(record)
         await self.bus.observe(record)
 
+    @property
+    def messages(self) -> list[Message]:
+        """The messages the model is sent next (the session's context)."""
+        return self.conversation.messages
+
+    @property
+    def session_id(self) -> str:
+        """The current session's id."""
+        return self.conversation.id
+
+    @property
+    def transcript_path(self) -> Path | None:
+        """The current session's file, once it exists."""
+        return self.conversation.path
+
     def append(self, message: Message) -> None:
-        """Add a message to the conversation."""
-        self.messages.append(message)
+        """Add a message to the conversation (and the session file)."""
+        self.conversation.append(message)
 
     def account(self, usage: Usage) -> None:
         """Add one response's usage to the session's tally."""
@@ -333,7 +389,89 @@ class Runtime:
         self.model, self.provider = model, provider
         if old is not provider:
             await old.aclose()
+        self.conversation.append_entry(ModelChangeEntry(model.provider, model.name))
         await self.bus.emit("model_select", ModelSelect(model.id, variant))
+
+    async def compact(self, instruction: str | None = None) -> bool:
+        """Summarise the older part of the conversation now (`/compact`)."""
+        return await compact(self, instruction, automatic=False) is not None
+
+    # -- sessions -------------------------------------------------------------------------
+
+    async def fork(self, entry_id: str | None = None) -> Path | None:
+        """Continue in a new session holding the path to `entry_id` (default: the leaf).
+
+        `session_before_fork` may cancel it (`None` is returned). The new session records
+        this one as its parent.
+        """
+        session = self.conversation.session
+        at = entry_id or session.leaf_id
+        out = await self.bus.emit("session_before_fork", SessionBeforeFork(self.session_id, at))
+        if out.stopped:
+            self.notify("fork cancelled by an extension", "warning")
+            return None
+        new_id = os.urandom(6).hex()
+        forked = session.fork(at, new_session_path(self.home, self.cwd, new_id))
+        self._enter(forked, "new")
+        return forked.path
+
+    async def new(self) -> bool:
+        """Continue in a fresh, empty session (`session_before_switch` may cancel it)."""
+        return await self._switch_to(self._new_session(self.conversation.session.persist), "new")
+
+    async def switch(self, path: str | Path) -> bool:
+        """Continue in the saved session at `path` (`session_before_switch` may cancel it)."""
+        return await self._switch_to(SessionFile.open(path), "restore")
+
+    async def _switch_to(self, session: SessionFile, reason: str) -> bool:
+        current = self.conversation.session
+        out = await self.bus.emit(
+            "session_before_switch", SessionBeforeSwitch(str(current.path), str(session.path))
+        )
+        if out.stopped:
+            self.notify("session switch cancelled by an extension", "warning")
+            session.close()
+            return False
+        self._enter(session, reason)
+        return True
+
+    def _enter(self, session: SessionFile, reason: str) -> None:
+        self.conversation.session.close()
+        self.conversation = Conversation(session)
+        self._start_reason, self._started = reason, False
+        for warning in session.warnings:
+            self.notify(warning, "warning")
+        branch_usage = totals(session.branch()).usage
+        self.usage_total = (ZERO if self.model.pricing else Usage()) + branch_usage
+
+    async def navigate(self, entry_id: str | None, summarize: bool = False) -> None:
+        """Move to another point of this session's tree; the next message continues there.
+
+        With `summarize`, the branch being left is summarised by the model into a
+        `branch_summary` entry, so the new branch still knows what was tried.
+        """
+        session = self.conversation.session
+        summary = None
+        if summarize:
+            target = {e.id for e in session.branch(entry_id)} if entry_id else set()
+            left = [
+                e.message
+                for e in session.branch()
+                if e.id not in target and isinstance(e, MessageEntry)
+            ]
+            if left:
+                summary, usage = await summarize_messages(self, left, None, None)
+                self.account(usage)
+        session.set_leaf(entry_id, summary or None)
+        self.conversation.rebuild()
+
+    def label(self, entry_id: str, label: str | None) -> None:
+        """Put a label on an entry of the tree (`None` clears it)."""
+        self.conversation.append_entry(LabelEntry(entry_id, label))
+
+    def set_name(self, name: str) -> None:
+        """Name the session."""
+        self.conversation.append_entry(SessionInfoEntry(name))
 
     async def _stream(self, work: Callable[[], Awaitable[None]]) -> AsyncIterator[Record]:
         if self._task is not None:
@@ -365,7 +503,7 @@ class Runtime:
                 await self.publish(SessionEnd("reload", root))
                 await self.publish(SessionStart(self.session_id, "reload", root))
             elif not self._started:
-                await self.publish(SessionStart(self.session_id, "new", root))
+                await self.publish(SessionStart(self.session_id, self._start_reason, root))
             self._started = True
             pending, self._pending = self._pending, []
             for record in pending:

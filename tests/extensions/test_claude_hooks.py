@@ -131,7 +131,7 @@ async def test_pre_tool_use_sees_claude_code_names_input_and_environment(tmp_pat
     records = await collect(rt, "go")
     assert json.loads((tmp_path / "in.json").read_text()) == {
         "session_id": rt.session_id,
-        "transcript_path": "",
+        "transcript_path": str(rt.transcript_path),
         "cwd": str(rt.cwd),
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",

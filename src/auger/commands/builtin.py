@@ -58,6 +58,77 @@ async def cost(ctx: CommandContext) -> None:
     await ctx.say(f"Tokens: {usage.input_tokens:,} in, {usage.output_tokens:,} out · cost: {price}")
 
 
+async def compact(ctx: CommandContext) -> None:
+    """Summarise the older part of the conversation: `/compact [instructions]`."""
+    if await ctx.runtime.compact(ctx.args or None):
+        await ctx.say("Conversation compacted.")
+
+
+async def new(ctx: CommandContext) -> None:
+    """Start a new session."""
+    if await ctx.runtime.new():
+        await ctx.say("New session.")
+
+
+async def resume(ctx: CommandContext) -> None:
+    """Resume a saved session: `/resume [id]` (without an id, list this directory's)."""
+    from auger.session.paths import find_session, list_sessions
+    from auger.session.store import SessionError
+
+    rt = ctx.runtime
+    if not ctx.args:
+        rows = [f"{s.id}  {s.title[:60]}" for s in list_sessions(rt.home, rt.cwd)]
+        await ctx.say("\n".join(rows) or "No saved sessions in this directory.")
+        return
+    try:
+        path = find_session(rt.home, rt.cwd, ctx.args.strip())
+    except SessionError as exc:
+        ctx.notify(str(exc), "error")
+        return
+    if await rt.switch(path):
+        await ctx.say(f"Resumed {rt.session_id} ({len(rt.messages)} messages).")
+
+
+async def fork(ctx: CommandContext) -> None:
+    """Continue in a new session from an entry: `/fork [entry id]` (default: here)."""
+    path = await ctx.runtime.fork(ctx.args.strip() or None)
+    if path is not None:
+        await ctx.say(f"Forked into session {ctx.runtime.session_id}.")
+
+
+async def tree(ctx: CommandContext) -> None:
+    """Show this session's tree; `*` marks the current branch."""
+    from auger.session.tree import render
+
+    await ctx.say(render(ctx.runtime.conversation.session) or "The session is empty.")
+
+
+async def name(ctx: CommandContext) -> None:
+    """Name this session: `/name <title>`."""
+    if not ctx.args.strip():
+        ctx.notify("usage: /name <title>", "error")
+        return
+    ctx.runtime.set_name(ctx.args.strip())
+    await ctx.say(f"Session named {ctx.args.strip()!r}.")
+
+
+async def session(ctx: CommandContext) -> None:
+    """Show the session's file, id, messages, tokens and cost."""
+    rt = ctx.runtime
+    usage = rt.usage_total
+    price = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
+    path = rt.transcript_path or "not saved yet"
+    await ctx.say(
+        f"Session {rt.session_id}\nFile: {path}\nMessages: {len(rt.messages)}\n"
+        f"Tokens: {usage.input_tokens:,} in, {usage.output_tokens:,} out · cost: {price}"
+    )
+
+
+async def quit_(ctx: CommandContext) -> None:
+    """Leave auger."""
+    ctx.runtime.quit_requested = True
+
+
 def extension(g: Any) -> None:
     """Registers the built-in commands."""
     g.command("reload", reload, "re-import every extension")
@@ -65,3 +136,11 @@ def extension(g: Any) -> None:
     g.command("help", help_, "list the commands")
     g.command("tools", tools, "list the tools the model may call")
     g.command("cost", cost, "show this session's tokens and cost")
+    g.command("compact", compact, "summarise the older conversation: /compact [instructions]")
+    g.command("new", new, "start a new session")
+    g.command("resume", resume, "resume a saved session: /resume [id]")
+    g.command("fork", fork, "continue in a new session from an entry: /fork [entry]")
+    g.command("tree", tree, "show this session's tree")
+    g.command("name", name, "name this session: /name <title>")
+    g.command("session", session, "show the session's file, messages, tokens and cost")
+    g.command("quit", quit_, "leave auger")

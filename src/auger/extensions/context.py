@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from auger.llm.messages import Message
 from auger.llm.records import Record
+from auger.session.entries import CustomEntry, CustomMessageEntry, Entry
 
 if TYPE_CHECKING:
     from auger.runtime import Runtime
@@ -58,6 +59,18 @@ class HandlerContext:
     def messages(self) -> tuple[Message, ...]:
         """The stored conversation (a snapshot)."""
         return tuple(self._rt.messages)
+
+    def branch(self) -> list[Entry]:
+        """The session's entries from the root to the current leaf."""
+        return self._rt.conversation.session.branch()
+
+    def append_custom(self, kind: str, data: Any = None) -> None:
+        """Save extension state in the session (never sent to the model)."""
+        self._rt.conversation.append_entry(CustomEntry(kind, data))
+
+    def append_message(self, kind: str, content: str, display: bool = True) -> None:
+        """Add a message of your own to the conversation: the model is sent it."""
+        self._rt.conversation.append_entry(CustomMessageEntry(kind, content, display))
 
     def notify(self, message: str, level: str = "info") -> None:
         """Tell the user something."""

@@ -141,9 +141,10 @@ class SessionFile:
     each labelled entry's label, and `name` the session's latest name.
     """
 
-    def __init__(self, path: Path, header: SessionHeader) -> None:
+    def __init__(self, path: Path, header: SessionHeader, *, persist: bool = True) -> None:
         self.path = path
         self.header = header
+        self.persist = persist
         self.entries: list[Entry] = []
         self.warnings: list[str] = []
         self.leaf_id: str | None = None
@@ -156,9 +157,14 @@ class SessionFile:
         self._pending: list[bytes] | None = []
 
     @classmethod
-    def create(cls, path: str | Path, header: SessionHeader) -> SessionFile:
-        """A new session at `path`; the file is written when the first message is appended."""
-        return cls(Path(path), header)
+    def create(
+        cls, path: str | Path, header: SessionHeader, *, persist: bool = True
+    ) -> SessionFile:
+        """A new session at `path`; the file is written when the first message is appended.
+
+        With `persist=False` nothing is ever written (`--no-save`): the tree lives in memory.
+        """
+        return cls(Path(path), header, persist=persist)
 
     @classmethod
     def open(cls, path: str | Path) -> SessionFile:
@@ -263,13 +269,14 @@ class SessionFile:
         while entry_id in self._by_id:
             entry_id = new_id()
         entry = msgspec.structs.replace(entry, id=entry_id, parent_id=parent, timestamp=timestamp())
-        line = _line(entry)
-        if self._pending is None:
-            self._write(line)
-        elif isinstance(entry, MessageEntry):
-            self._materialize([*self._pending, line], [*self.entries, entry])
-        else:
-            self._pending.append(line)
+        if self.persist:
+            line = _line(entry)
+            if self._pending is None:
+                self._write(line)
+            elif isinstance(entry, MessageEntry):
+                self._materialize([*self._pending, line], [*self.entries, entry])
+            else:
+                self._pending.append(line)
         self._add(entry)
         return entry
 
@@ -303,11 +310,13 @@ class SessionFile:
             parent_session_id=self.header.id,
             forked_from=entry_id,
         )
-        forked = SessionFile(new_path, header)
+        forked = SessionFile(new_path, header, persist=self.persist)
         for entry in path:
             forked._add(entry)
         lines = [_line(entry) for entry in path]
-        if any(isinstance(entry, MessageEntry) for entry in path):
+        if not self.persist:
+            forked._pending = []
+        elif any(isinstance(entry, MessageEntry) for entry in path):
             forked._materialize(lines, path)
         else:
             forked._pending = lines

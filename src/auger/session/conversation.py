@@ -1,0 +1,72 @@
+"""A session file together with the model context it gives, kept in step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from auger.llm.messages import AssistantMessage, Message
+from auger.session.compaction import estimate
+from auger.session.context import build_context
+from auger.session.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomMessageEntry,
+    Entry,
+    MessageEntry,
+)
+from auger.session.store import SessionFile
+
+CONTEXT_ENTRIES = (CompactionEntry, CustomMessageEntry, BranchSummaryEntry)
+"""Entries other than messages that change what the model is sent."""
+
+
+class Conversation:
+    """The session being talked in: its tree of entries, and the messages the model is sent.
+
+    `messages` grows with every appended message and is rebuilt from the branch only when the
+    branch itself changes (compaction, navigation, a switch), so a turn never re-reads the tree.
+    """
+
+    def __init__(self, session: SessionFile) -> None:
+        self.session = session
+        self.messages: list[Message] = build_context(session.branch())
+        self._anchor: tuple[int, int] | None = None
+
+    @property
+    def id(self) -> str:
+        """The session's id."""
+        return self.session.header.id
+
+    @property
+    def path(self) -> Path | None:
+        """The session file, once it has been written."""
+        return self.session.path if self.session.exists else None
+
+    def append(self, message: Message) -> None:
+        """Add a message to the context and the session."""
+        self.messages.append(message)
+        self.session.append(MessageEntry(message))
+        if isinstance(message, AssistantMessage):
+            usage = message.usage
+            self._anchor = (len(self.messages), usage.input_tokens + usage.output_tokens)
+
+    def append_entry(self, entry: Entry) -> Entry:
+        """Add a non-message entry; the context is rebuilt if the entry changes it."""
+        written = self.session.append(entry)
+        if isinstance(written, CONTEXT_ENTRIES):
+            self.rebuild()
+        return written
+
+    def rebuild(self) -> None:
+        """Rebuild the context from the current branch."""
+        self.messages = build_context(self.session.branch())
+        self._anchor = None
+
+    def context_tokens(self, system: str) -> int:
+        """How many tokens the next request will carry: the last response's reported input
+        and output, plus an estimate of what was added since (or of everything, before any)."""
+        if self._anchor is None:
+            start, tokens = 0, len(system) // 4
+        else:
+            start, tokens = self._anchor
+        return tokens + sum(estimate(m) for m in self.messages[start:])

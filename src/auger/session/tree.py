@@ -1,0 +1,31 @@
+"""The session tree as text, for `/tree`."""
+
+from __future__ import annotations
+
+from auger.llm.messages import AssistantMessage, UserMessage
+from auger.session.entries import Entry, MessageEntry
+from auger.session.store import SessionFile
+
+
+def describe(entry: Entry) -> str:
+    """A one-line description of an entry."""
+    if isinstance(entry, MessageEntry):
+        message = entry.message
+        if isinstance(message, UserMessage):
+            return "user: " + " ".join(message.text.split())[:70]
+        if isinstance(message, AssistantMessage):
+            calls = ", ".join(c.name for c in message.tool_calls)
+            text = " ".join(message.text.split())[:60]
+            return "assistant: " + (text or f"[{calls}]")
+        return f"{message.name} result" + (" (error)" if message.is_error else "")
+    return entry.type
+
+
+def render(session: SessionFile) -> str:
+    """Every entry, indented by branch depth; `*` marks the current branch, `>` the leaf."""
+    lines = []
+    for row in session.tree():
+        mark = ">" if row.entry.id == session.leaf_id else ("*" if row.on_branch else " ")
+        label = f" [{row.label}]" if row.label else ""
+        lines.append(f"{mark} {'  ' * row.depth}{row.entry.id} {describe(row.entry)}{label}")
+    return "\n".join(lines)
