@@ -194,7 +194,10 @@ class Runtime:
         self._allow = tools
         self.user_home = Path(self.env.get("HOME") or Path.home())
         self.disabled = frozenset(disable) | disabled_in(self.settings)
+        save = save and "recorder" not in self.disabled
         restored = session is not None
+        if session is not None and not save:
+            session.persist = False
         self.conversation = Conversation(session or self._new_session(save))
         self._start_reason = "restore" if restored else "new"
         first, last = _bundled() if bundled else ([], [])
@@ -216,7 +219,7 @@ class Runtime:
         session_id = os.urandom(6).hex()
         header = SessionHeader(id=session_id, cwd=str(self.cwd))
         path = new_session_path(self.home, self.cwd, session_id)
-        return SessionFile.create(path, header, persist=save and "recorder" not in self.disabled)
+        return SessionFile.create(path, header, persist=save)
 
     def _saved_model(self) -> str | None:
         """A restored session's model, when its provider can still be reached."""
