@@ -1,0 +1,86 @@
+"""The layers of DESIGN.md hold: no module imports a layer above its own, and below the hosts
+nothing prints or reads the process environment (but the Runtime's documented default)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "auger"
+
+LAYERS = [
+    ("auger.llm", "auger._version"),
+    ("auger.tools", "auger.session", "auger.config", "auger.records", "auger.events", "auger.host"),
+    (
+        "auger.bus",
+        "auger.extensions",
+        "auger.commands",
+        "auger.loop",
+        "auger.compact",
+        "auger.runtime",
+    ),
+    ("auger.loader",),
+    ("auger.hosts", "auger.cli", "auger.__main__", "auger"),
+]
+ENV_DEFAULT = {"auger/runtime.py"}  # `env=None` means the process environment, by design
+
+
+def layer_of(module: str) -> int:
+    best = (-1, -1)
+    for level, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if module == prefix or module.startswith(prefix + "."):
+                best = max(best, (len(prefix), level))
+    assert best[1] >= 0, f"{module} is in no layer"
+    return best[1]
+
+
+def modules() -> list[tuple[str, Path, ast.Module]]:
+    out = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC.parent)
+        name = ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
+        out.append((name, path, ast.parse(path.read_text())))
+    return out
+
+
+def runtime_imports(tree: ast.Module) -> list[str]:
+    """Imported auger modules, leaving out those only imported for type checking."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip.update(id(n) for n in ast.walk(node))
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+    return [m for m in found if m == "auger" or m.startswith("auger.")]
+
+
+def test_no_module_imports_a_layer_above_it() -> None:
+    problems = []
+    for name, _, tree in modules():
+        own = layer_of(name)
+        for imported in runtime_imports(tree):
+            if layer_of(imported) > own:
+                problems.append(f"{name} (layer {own}) imports {imported}")
+    assert problems == []
+
+
+def test_below_the_hosts_nothing_prints_or_reads_the_environment() -> None:
+    problems = []
+    for name, path, tree in modules():
+        if layer_of(name) >= 3:
+            continue
+        rel = str(path.relative_to(SRC.parent))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "print":
+                problems.append(f"{rel}:{node.lineno} prints")
+            text = ast.unparse(node) if isinstance(node, ast.Attribute) else ""
+            if text in ("os.environ", "os.getenv") and rel not in ENV_DEFAULT:
+                problems.append(f"{rel}:{node.lineno} reads {text}")
+    assert problems == []
