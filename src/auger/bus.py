@@ -94,7 +94,7 @@ class Bus:
         for handler in handlers:
             try:
                 value = handler.fn(event, self.ctx) if handler.wants_ctx else handler.fn(event)
-                if inspect.isawaitable(value):
+                if value is not None and inspect.isawaitable(value):
                     value = await value
             except Exception as exc:  # a handler's failure is reported, never propagated
                 message = f"{name} handler failed: {exc}"

@@ -88,6 +88,7 @@ class ToolCallEvent(Event, frozen=True):
     """A tool call is about to run. A string or `False` blocks it; a dict replaces `input`."""
 
     type: ClassVar[str] = "tool_call"
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"blocked"})
     name: str
     input: dict[str, Any]
     call_id: str
@@ -105,10 +106,6 @@ class ToolCallEvent(Event, frozen=True):
     def settled(self) -> bool:
         """The first block wins."""
         return self.blocked is not None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The payload, without the internal block marker."""
-        return {"type": self.type, "name": self.name, "input": self.input, "call_id": self.call_id}
 
 
 class ToolStart(Event, frozen=True):
@@ -248,6 +245,7 @@ class SessionBeforeCompact(Event, frozen=True):
     """Compaction is about to run. `False` cancels; a dict supplies `summary` or `instruction`."""
 
     type: ClassVar[str] = "session_before_compact"
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"summary"})
     automatic: bool
     instruction: str | None = None
     summary: str | None = None

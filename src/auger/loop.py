@@ -398,10 +398,17 @@ async def _finish(rt: Runtime, state: TurnState) -> None:
     error = None
     if state.error is not None:
         error = {"kind": state.error.kind, "message": state.error.message}
-    record = TurnEnd(state.stop, state.usage, state.final_text, error)
+    await end_turn(rt, TurnEnd(state.stop, state.usage, state.final_text, error))
+
+
+async def end_turn(rt: Runtime, record: TurnEnd) -> None:
+    """Run the `turn_end` and `idle` handlers (in the host's order), then stream `turn_end`
+    last, so nothing a handler raises can follow it."""
     if rt.idle_before_turn_end:
         await rt.bus.emit("idle", Idle())
-        await rt.publish(record)
+        await rt.bus.observe(record)
     else:
-        await rt.publish(record)
+        await rt.bus.observe(record)
         await rt.bus.emit("idle", Idle())
+    await rt.observe_notices()
+    rt.emit(record)

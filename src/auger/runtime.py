@@ -190,6 +190,8 @@ class Runtime:
         self._started = False
         self._sync: _SyncDriver | None = None
         self._reloaded = False
+        self._unobserved: list[Notify] = []
+        self._observing_notices = False
         self.quit_requested = False
         self._allow = tools
         self.user_home = Path(self.env.get("HOME") or Path.home())
@@ -327,9 +329,25 @@ class Runtime:
     # -- the stream -----------------------------------------------------------------------
 
     def notify(self, message: str, level: str = "info") -> None:
-        """Tell the host, and put a `notify` record on the stream (queued when idle)."""
+        """Tell the host, and put a `notify` record on the stream (queued when idle).
+
+        `notify` handlers see it at the next await point of the running work (never a notice
+        that a `notify` handler itself raised, so a failing handler cannot loop).
+        """
         self.host.notify(message, level)
-        self.emit(Notify(message, level))
+        record = Notify(message, level)
+        self.emit(record)
+        if not self._observing_notices and self.bus.has("notify"):
+            self._unobserved.append(record)
+
+    async def observe_notices(self) -> None:
+        """Deliver the notices raised since the last await point to `notify` handlers."""
+        self._observing_notices = True
+        try:
+            while self._unobserved:
+                await self.bus.observe(self._unobserved.pop(0))
+        finally:
+            self._observing_notices = False
 
     def _report(self, message: str, level: str) -> None:
         self.notify(message, level)
@@ -342,9 +360,11 @@ class Runtime:
             self._pending.append(record)
 
     async def publish(self, record: Record) -> None:
-        """Stream `record`, then deliver it to its observe-only handlers."""
+        """Stream `record`, then deliver it (and any notice raised meanwhile) to handlers."""
         self.emit(record)
         await self.bus.observe(record)
+        if self._unobserved:
+            await self.observe_notices()
 
     @property
     def messages(self) -> list[Message]:
@@ -378,7 +398,7 @@ class Runtime:
 
         A command that runs no turn of its own still ends its stream with a `turn_end`.
         """
-        return self._stream(lambda: run_command(self, name.lstrip("/"), args))
+        return self._stream(lambda: run_command(self, name.lstrip("/"), args), check_reload=False)
 
     def submit(self, text: str) -> AsyncIterator[Record]:
         """What a person typed: `input` handlers may replace or swallow it; then `!cmd` runs
@@ -476,14 +496,16 @@ class Runtime:
         """Name the session."""
         self.conversation.append_entry(SessionInfoEntry(name))
 
-    async def _stream(self, work: Callable[[], Awaitable[None]]) -> AsyncIterator[Record]:
+    async def _stream(
+        self, work: Callable[[], Awaitable[None]], check_reload: bool = True
+    ) -> AsyncIterator[Record]:
         if self._task is not None:
             raise RuntimeError("a prompt is already running on this Runtime")
         channel = _Channel()
         self._loop = asyncio.get_running_loop()
         self._cancel_frozen = False
         self._sink = channel.put
-        self._task = asyncio.create_task(self._run(work, channel))
+        self._task = asyncio.create_task(self._run(work, channel, check_reload))
         try:
             while True:
                 await channel.wait()
@@ -498,9 +520,13 @@ class Runtime:
                 await asyncio.gather(task, return_exceptions=True)
             self._sink = None
 
-    async def _run(self, work: Callable[[], Awaitable[None]], channel: _Channel) -> None:
+    async def _run(
+        self, work: Callable[[], Awaitable[None]], channel: _Channel, check_reload: bool
+    ) -> None:
         try:
             root = str(self.cwd)
+            if check_reload:  # a prompt sees extension files changed since the last one
+                await self.reload_if_changed()
             if self._reloaded:
                 self._reloaded = False
                 await self.publish(SessionEnd("reload", root))
@@ -511,6 +537,7 @@ class Runtime:
             pending, self._pending = self._pending, []
             for record in pending:
                 channel.put(record)
+            await self.observe_notices()
             await work()
         finally:
             channel.put(_END)

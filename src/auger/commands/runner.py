@@ -10,7 +10,7 @@ from auger.commands.context import CommandContext
 from auger.events import Input, UserBash
 from auger.llm.messages import UserMessage
 from auger.llm.usage import Usage
-from auger.loop import run_turn
+from auger.loop import end_turn, run_turn
 from auger.records import CommandOutput, TurnEnd
 from auger.tools.base import ToolContext
 
@@ -39,7 +39,7 @@ async def run_command(rt: Runtime, name: str, args: str) -> None:
             rt.notify(message, "error")
             stop, error = "error", {"kind": "command", "message": message}
     if ctx.turns == 0 or error is not None:
-        await rt.publish(TurnEnd(stop, Usage(), "", error))
+        await end_turn(rt, TurnEnd(stop, Usage(), "", error))
 
 
 async def run_user_bash(rt: Runtime, command: str) -> None:
@@ -57,10 +57,12 @@ async def submit(rt: Runtime, text: str) -> None:
     """Typed input: `input` handlers may replace or swallow it before it runs."""
     out = await rt.bus.emit("input", Input(text))
     if out.stopped:
+        await end_turn(rt, TurnEnd("completed", Usage(), ""))
         return
     text = out.event.text
     if text.startswith("!"):
         await run_user_bash(rt, text[1:].strip())
+        await end_turn(rt, TurnEnd("completed", Usage(), ""))
     elif text.startswith("/"):
         name, _, args = text[1:].partition(" ")
         await run_command(rt, name, args.strip())

@@ -103,9 +103,9 @@ class ScriptedProvider:
     with a `bad_request` error that says so.
     """
 
-    def __init__(self, replies: Iterable[Script] = (), *, name: str = "scripted") -> None:
+    def __init__(self, replies: Iterable[Script | str] = (), *, name: str = "scripted") -> None:
         self.name = name
-        self._queue: list[Script] = list(replies)
+        self._queue: list[Script] = [Reply.of(r) if isinstance(r, str) else r for r in replies]
         self.requests: list[Request] = []
         self._calls = 0
 
