@@ -1,0 +1,138 @@
+"""The registrar's seams: providers, settings, prompt sections, custom records, skills."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import msgspec
+
+from auger.llm.records import Record
+from auger.llm.scripted import Reply, ScriptedProvider
+from auger.records import Notify
+from auger.runtime import Runtime
+from support.cli import Project, json_lines
+from support.runtime import collect, make_runtime
+
+
+class Shout(Record, frozen=True):
+    """A custom record."""
+
+    type: ClassVar[str] = "shout"
+    text: str
+
+
+def test_an_extension_provider_serves_its_models(tmp_path: Path) -> None:
+    provider = ScriptedProvider([Reply.of("from the extension provider")], name="mine")
+
+    def ext(g: Any) -> None:
+        g.provider(
+            "mine",
+            lambda: provider,
+            models={"big": {"context_window": 1234, "input": 1.0, "output": 2.0}},
+        )
+
+    rt = Runtime(
+        "mine/big",
+        env={},
+        home=tmp_path / "h",
+        cwd=tmp_path,
+        settings={},
+        bundled=False,
+        extensions=[ext],
+    )
+    assert (rt.model.id, rt.model.context_window) == ("mine/big", 1234)
+    assert rt.model.pricing is not None
+    assert rt.ask_sync("hi").text == "from the extension provider"
+    rt.close_sync()
+
+
+async def test_settings_namespace_and_defaults(tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    def budget(g: Any) -> None:
+        seen["limit"] = g.setting("limit", 5)
+        seen["unset"] = g.setting("unset", "default")
+        seen["all"] = g.settings
+
+    make_runtime(
+        tmp_path,
+        ScriptedProvider(),
+        extensions=[("budget", budget)],
+        settings={"budget": {"limit": 9}, "other": {"limit": 1}},
+    )
+    assert seen == {"limit": 9, "unset": "default", "all": {"limit": 9, "unset": "default"}}
+
+
+async def test_prompt_sections_are_rendered_every_turn(tmp_path: Path) -> None:
+    calls = []
+
+    def ext(g: Any) -> None:
+        g.prompt("static", "Always answer in French.")
+        g.prompt("dynamic", lambda: calls.append(1) or f"Turn number {len(calls)}.")
+
+    provider = ScriptedProvider([Reply.of("a"), Reply.of("b")])
+    rt = make_runtime(tmp_path, provider, extensions=[ext])
+    await collect(rt, "one")
+    await collect(rt, "two")
+    assert "Always answer in French." in provider.requests[0].system
+    assert "Turn number 1." in provider.requests[0].system
+    assert "Turn number 2." in provider.requests[1].system
+
+
+async def test_emit_sends_a_custom_record_to_the_stream(tmp_path: Path) -> None:
+    def ext(g: Any) -> None:
+        g.on("turn_start", lambda e: g.emit(Shout(e.text.upper())))
+
+    rt = make_runtime(tmp_path, ScriptedProvider([Reply.of("ok")]), extensions=[ext])
+    records = await collect(rt, "hello")
+    shout = next(r for r in records if r.type == "shout")
+    assert shout.to_dict() == {"type": "shout", "text": "HELLO"}
+    assert msgspec.json.encode(shout.to_dict()) == b'{"type":"shout","text":"HELLO"}'
+
+
+async def test_replacing_a_command_is_reported(tmp_path: Path) -> None:
+    def a(g: Any) -> None:
+        g.command("hi", lambda ctx: None)
+
+    def b(g: Any) -> None:
+        g.command("hi", lambda ctx: None)
+
+    rt = make_runtime(tmp_path, ScriptedProvider([Reply.of("ok")]), extensions=[("a", a), ("b", b)])
+    records = await collect(rt, "x")
+    assert any(
+        isinstance(r, Notify) and r.message == "Extension b replaces command hi from a"
+        for r in records
+    )
+    assert rt.registrations.commands["hi"].owner == "b"
+
+
+async def test_skills_folders_added_by_an_extension(tmp_path: Path) -> None:
+    folder = tmp_path / "team-skills" / "deploy"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: deploy\ndescription: ship it\n---\nSteps.\n")
+    provider = ScriptedProvider([Reply.of("ok")])
+    rt = make_runtime(
+        tmp_path, provider, bundled=True, extensions=[lambda g: g.skills(tmp_path / "team-skills")]
+    )
+    assert "skill:deploy" in rt.registrations.commands
+    await collect(rt, "x")
+    assert "<name>deploy</name>" in provider.requests[0].system
+
+
+def test_a_custom_record_prints_in_json_mode(tmp_path: Path) -> None:
+    project = Project.make(tmp_path)
+    project.script(["ok"])
+    ext = tmp_path / "shout.py"
+    ext.write_text(
+        "from typing import ClassVar\n"
+        "from auger.llm.records import Record\n\n"
+        "class Shout(Record, frozen=True):\n"
+        "    type: ClassVar[str] = 'shout'\n"
+        "    text: str\n\n"
+        "def extension(g):\n"
+        "    g.on('turn_start', lambda e: g.emit(Shout(e.text)))\n"
+    )
+    result = project.run("-p", "--json", "--extension", str(ext), "hey")
+    assert result.returncode == 0, result.stderr
+    assert {"type": "shout", "text": "hey"} in json_lines(result.stdout)
