@@ -18,6 +18,7 @@ from auger.bus import Bus
 from auger.commands.runner import run_command, submit
 from auger.compact import CompactionSettings, compact
 from auger.compact import summarize as summarize_messages
+from auger.config.credentials import with_credentials
 from auger.config.errors import ConfigError
 from auger.config.models import (
     build_provider,
@@ -179,6 +180,10 @@ class Runtime:
         self.reasoning = reasoning
         self.idle_before_turn_end = idle_before_turn_end
         self.compaction = CompactionSettings.from_settings(self.settings)
+        self._key_warnings: list[str] = []
+        # API keys: the environment first, then auth.json; used to reach providers only, so
+        # a stored key never leaks into the environment of the commands tools run
+        self._keys = with_credentials(self.env, self.home, self._key_warnings.append)
         self.jobs = Jobs(clock)
         self.bus = Bus(self._report, ctx=HandlerContext(self))
         self.exchange = Exchange(self)
@@ -207,6 +212,8 @@ class Runtime:
         self._stamps = self._file_stamps()
         self.registrations = Registrations()
         registrations, failures = load_extensions(self, self._sources, self._base())
+        for warning in self._key_warnings:
+            self.notify(warning, "warning")
         for failure in failures:
             self.notify(failure, "error")
         self._install(registrations)
@@ -232,7 +239,7 @@ class Runtime:
         try:
             provider = split_spec(spec)[0]
             if provider not in self.registrations.providers:
-                build_provider(provider_config(provider, self.env, self.settings))
+                build_provider(provider_config(provider, self._keys, self.settings))
         except ConfigError as exc:
             self.notify(f"the session's model {spec} is not available ({exc})", "warning")
             return None
@@ -246,20 +253,20 @@ class Runtime:
         if provider is not None:
             name = (model or "").partition("/")[2] or model or "default"
             return lookup(provider.name, name, "scripted"), provider
-        spec = choose_model(model, self.env, self.settings)
+        spec = choose_model(model, self._keys, self.settings)
         provider_name, name = split_spec(spec)
         added = self.registrations.providers.get(provider_name)
         if added is not None:
             entry = added.models.get(name, {})
             return model_from_entry(provider_name, name, "extension", entry), added.factory()
-        config = provider_config(provider_name, self.env, self.settings)
+        config = provider_config(provider_name, self._keys, self.settings)
         return resolve_model(spec, config), build_provider(config)
 
     def _provider_for(self, name: str) -> Provider:
         added = self.registrations.providers.get(name)
         if added is not None:
             return added.factory()
-        return build_provider(provider_config(name, self.env, self.settings))
+        return build_provider(provider_config(name, self._keys, self.settings))
 
     def _base(self) -> Registrations:
         base = Registrations()

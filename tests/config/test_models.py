@@ -88,3 +88,33 @@ def test_custom_provider_key_from_a_named_variable() -> None:
 def test_bad_api_name() -> None:
     with pytest.raises(ConfigError, match='"api" must be one of'):
         provider_config("x", {}, {"providers": {"x": {"api": "soap", "base_url": "u"}}})
+
+
+def test_auth_json_is_a_key_source_after_the_environment(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    from auger.runtime import Runtime
+
+    auth = tmp_path / "auth.json"
+    auth.write_text('{"ANTHROPIC_API_KEY": "sk-from-file"}')
+    os.chmod(auth, 0o600)
+    rt = Runtime(
+        "anthropic/claude-haiku-4-5",
+        env={},
+        home=tmp_path,
+        cwd=tmp_path,
+        settings={},
+        bundled=False,
+    )
+    assert rt.provider.name == "anthropic"
+    assert "ANTHROPIC_API_KEY" not in rt.env  # never handed to the commands tools run
+    os.chmod(auth, 0o644)
+    with pytest.raises(ConfigError, match="set ANTHROPIC_API_KEY"):
+        Runtime(
+            "anthropic/claude-haiku-4-5",
+            env={},
+            home=tmp_path,
+            cwd=tmp_path,
+            settings={},
+            bundled=False,
+        )
