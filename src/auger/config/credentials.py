@@ -1,0 +1,94 @@
+"""API keys kept in `$AUGER_HOME/auth.json` (mode 0600): `{"ANTHROPIC_API_KEY": "sk-…"}`.
+
+The file is a key source after the environment: a variable that is set wins over the file.
+A file that others may read is not used, and the warning says how to fix it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from auger.config.paths import display
+
+AUTH_FILE = "auth.json"
+
+Warn = Callable[[str], None]
+
+
+def _ignore(message: str) -> None:
+    """Drop a warning."""
+
+
+def _read(path: Path, warn: Warn) -> dict[str, str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        warn(f"cannot read {display(path)}: {exc.strerror}")
+        return {}
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        warn(f"{display(path)} line {exc.lineno}: {exc.msg} — its keys are not used")
+        return {}
+    if not isinstance(data, dict):
+        warn(f"{display(path)} must hold a JSON object — its keys are not used")
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str) and v}
+
+
+def load_credentials(home: Path, warn: Warn = _ignore) -> dict[str, str]:
+    """The keys in `home/auth.json` by variable name; `{}` when it is absent, unreadable, or
+    readable by anyone but its owner (then `warn` is told why)."""
+    path = home / AUTH_FILE
+    if os.name == "posix":
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            warn(f"cannot read {display(path)}: {exc.strerror}")
+            return {}
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            warn(
+                f"{display(path)} is readable by others (mode {stat.S_IMODE(mode):o}), so its "
+                f"keys are not used — run: chmod 600 {display(path)}"
+            )
+            return {}
+    return _read(path, warn)
+
+
+def with_credentials(env: Mapping[str, str], home: Path, warn: Warn = _ignore) -> dict[str, str]:
+    """`env` with the keys of `home/auth.json` added where `env` has none (or an empty one)."""
+    merged = dict(env)
+    for name, value in load_credentials(home, warn).items():
+        if not merged.get(name):
+            merged[name] = value
+    return merged
+
+
+def save_credential(home: Path, env_var: str, value: str) -> Path:
+    """Store `value` as `env_var` in `home/auth.json`, written atomically with mode 0600."""
+    path = home / AUTH_FILE
+    home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    data = _read(path, _ignore)
+    data[env_var] = value
+    fd, tmp = tempfile.mkstemp(dir=home, prefix=".auth-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            os.chmod(tmp, 0o600)
+            json.dump(data, f, indent=2)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
