@@ -76,6 +76,7 @@ class Registrations(msgspec.Struct):
     providers: dict[str, ProviderFactory] = msgspec.field(default_factory=dict)
     skill_sources: list[Any] = msgspec.field(default_factory=list)
     owners: dict[str, str] = msgspec.field(default_factory=dict)
+    mcp_servers: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
 
     def copy(self) -> Registrations:
         """A copy whose containers can change without touching this one."""
@@ -87,6 +88,7 @@ class Registrations(msgspec.Struct):
             dict(self.providers),
             list(self.skill_sources),
             dict(self.owners),
+            dict(self.mcp_servers),
         )
 
 
@@ -172,8 +174,21 @@ class Registrar:
         self._into.skill_sources.append(source)
 
     def mcp(self, name: str, **server: Any) -> None:
-        """Add an MCP server (not yet supported)."""
-        raise ExtensionError("g.mcp is not yet supported")
+        """Add an MCP server: `command=`, `args=`, `env=` (stdio) or `url=`, `headers=`
+        (streamable HTTP). Its tools become `NAME__tool`."""
+        from auger.extensions.mcp import check_server
+
+        try:
+            checked = check_server(name, server)
+        except ValueError as exc:
+            raise ExtensionError(str(exc)) from None
+        self._claim("MCP server", name)
+        self._into.mcp_servers[name] = checked
+
+    @property
+    def mcp_servers(self) -> dict[str, dict[str, Any]]:
+        """The MCP servers declared with `g.mcp` by this and earlier-loaded extensions."""
+        return dict(self._into.mcp_servers)
 
     def setting(self, key: str, default: Any = None) -> Any:
         """Declare one of this extension's settings; returns its current value."""

@@ -11,6 +11,7 @@ from typing import BinaryIO, TextIO
 
 import msgspec
 
+from auger.llm.records import Record
 from auger.records import CommandOutput, TextDelta, TurnEnd
 from auger.runtime import Runtime
 
@@ -25,6 +26,13 @@ EXIT_CODES = {
     "cancelled": 130,
 }
 CONFIG_ERRORS = frozenset({"auth", "not_found", "unknown_command"})
+
+_encode = msgspec.json.Encoder().encode
+
+
+def json_line(record: Record) -> bytes:
+    """One record as `--json` prints it: its `to_dict()` as a line of JSON."""
+    return _encode(record.to_dict()) + b"\n"
 
 
 def exit_code(end: TurnEnd | None) -> int:
@@ -99,7 +107,6 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Bina
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, on_sigint)
     end: TurnEnd | None = None
-    encode = msgspec.json.Encoder().encode
     wrote_text = ""
     try:
         stream = runtime.prompt(prompt)
@@ -108,7 +115,7 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Bina
             stream = runtime.run_command(name, args.strip())
         async for record in stream:
             if json_mode:
-                out.write(encode(record.to_dict()) + b"\n")
+                out.write(json_line(record))
             elif type(record) is TextDelta:
                 out.write(record.content.encode())
                 wrote_text = record.content

@@ -1,0 +1,561 @@
+"""The ACP agent behind `auger acp` (built on the `agent-client-protocol` SDK).
+
+Each ACP session is one Runtime, living on an event loop of its own thread: the host protocol's
+`confirm` is synchronous, and there it can wait for the client's `session/request_permission`
+answer while the connection's loop carries the messages. Records become `session/update`s:
+text and reasoning deltas are message and thought chunks; a tool call is announced (`pending`,
+with its kind), runs (`in_progress`) and ends (`completed` or `failed`, with its output); each
+model response's usage updates the context size and the session's cost. The client's MCP servers
+are declared with `g.mcp`, the session's commands are advertised and run from a `/name` prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+import threading
+from collections.abc import Coroutine
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from acp import PROTOCOL_VERSION, RequestError, run_agent
+from acp.helpers import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_available_commands,
+    update_tool_call,
+    update_user_message_text,
+)
+from acp.schema import (
+    AgentCapabilities,
+    AllowedOutcome,
+    AvailableCommand,
+    Cost,
+    EmbeddedResourceContentBlock,
+    HttpMcpServer,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    McpServerStdio,
+    NewSessionResponse,
+    PermissionOption,
+    PromptCapabilities,
+    PromptResponse,
+    ResourceContentBlock,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    TextContentBlock,
+    ToolCallLocation,
+    ToolCallUpdate,
+    Usage,
+    UsageUpdate,
+)
+
+from auger._version import __version__
+from auger.config.errors import ConfigError
+from auger.config.paths import auger_home
+from auger.extensions.source import ExtensionError
+from auger.hosts.headless import HeadlessHost
+from auger.llm.messages import (
+    AssistantMessage,
+    Message,
+    ReasoningPart,
+    TextPart,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from auger.llm.records import Record
+from auger.records import (
+    AfterToolCall,
+    BeforeToolCall,
+    CommandOutput,
+    Notify,
+    ReasoningDelta,
+    TextDelta,
+    TokenUsageDone,
+    ToolCallDone,
+    TurnEnd,
+)
+from auger.runtime import Runtime
+
+T = TypeVar("T")
+
+TOOL_KINDS = {
+    "read": "read",
+    "ls": "read",
+    "job_output": "read",
+    "write": "edit",
+    "edit": "edit",
+    "bash": "execute",
+    "job_kill": "execute",
+    "grep": "search",
+    "find": "search",
+}
+STOP_REASONS = {
+    "completed": "end_turn",
+    "length": "max_tokens",
+    "context_window": "max_tokens",
+    "max_steps": "max_turn_requests",
+    "content_filter": "refusal",
+    "guardrail_blocked": "refusal",
+    "cancelled": "cancelled",
+}
+SUMMARY_KEYS = ("path", "command", "pattern", "query", "url")
+PERMISSION_OPTIONS = [
+    PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+    PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+]
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def tool_kind(name: str) -> str:
+    """The ACP kind of a tool: `read`, `edit`, `execute`, `search`, or `other`."""
+    return TOOL_KINDS.get(name, "other")
+
+
+def _title(name: str, args: dict[str, Any]) -> str:
+    for key in SUMMARY_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            line = value.splitlines()[0]
+            return f"{name}: {line[:80]}"
+    return name
+
+
+def _locations(args: dict[str, Any], cwd: Path) -> list[ToolCallLocation] | None:
+    path = args.get("path")
+    if not isinstance(path, str) or not path:
+        return None
+    return [ToolCallLocation(path=str(cwd / Path(path).expanduser()))]
+
+
+class _Worker:
+    """An event loop on a thread of its own, where one session's Runtime lives."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+
+    async def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` on this loop and wait for it from the caller's loop."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
+
+    def stop(self) -> None:
+        """Stop the loop and its thread."""
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=5)
+        if not self._thread.is_alive():
+            self.loop.close()
+
+
+class _Session:
+    """One ACP session: its Runtime, the thread it runs on, and the tool calls under way."""
+
+    def __init__(self, worker: _Worker) -> None:
+        self.worker = worker
+        self.id = ""
+        self.runtime: Runtime | None = None
+        self.calls: dict[str, ToolCallDone] = {}
+        self.busy = False
+        self.commands: list[tuple[str, str]] = []
+
+    @property
+    def rt(self) -> Runtime:
+        """The Runtime (built once the session exists)."""
+        assert self.runtime is not None
+        return self.runtime
+
+    def extension(self, servers: list[Any]) -> Any:
+        """This session's own extension: the client's MCP servers, and call tracking."""
+
+        def announced(record: ToolCallDone) -> None:
+            self.calls[record.call_id] = record
+
+        def finished(record: AfterToolCall) -> None:
+            self.calls.pop(record.call_id, None)
+
+        def extension(g: Any) -> None:
+            for server in servers:
+                _declare(g, server)
+            g.on("tool_call_done", announced)
+            g.on("after_tool_call", finished)
+
+        return extension
+
+
+def _declare(g: Any, server: Any) -> None:
+    name = _UNSAFE.sub("_", server.name).strip("_") or "client"
+    try:
+        if isinstance(server, McpServerStdio):
+            env = {e.name: e.value for e in server.env}
+            g.mcp(name, command=server.command, args=list(server.args), env=env)
+        elif isinstance(server, HttpMcpServer):
+            g.mcp(name, url=server.url, headers={h.name: h.value for h in server.headers})
+        else:
+            g.notify(
+                f"MCP server {server.name}: only stdio and HTTP servers are supported", "error"
+            )
+    except ExtensionError as exc:
+        g.notify(str(exc), "error")
+
+
+class AcpHost(HeadlessHost):
+    """A session's host: notices go to stderr; `confirm` asks the client for permission."""
+
+    capabilities: frozenset[str] = frozenset({"notify", "confirm"})
+
+    def __init__(self, agent: AcpAgent, session: _Session) -> None:
+        super().__init__(sys.stderr)
+        self._agent = agent
+        self._session = session
+
+    def confirm(self, question: str) -> bool:
+        """The client's answer to `session/request_permission` (declined before the session
+        exists, and never asked from the connection's own loop, which would wait on itself)."""
+        main = self._agent.loop
+        if not self._session.id or main is None:
+            return False
+        try:
+            if asyncio.get_running_loop() is main:
+                return False
+        except RuntimeError:
+            pass
+        asked = asyncio.run_coroutine_threadsafe(self._agent.ask(self._session, question), main)
+        return asked.result()
+
+
+class AcpAgent:
+    """The ACP agent: answers the client's requests, one Runtime per session."""
+
+    def __init__(self, opts: Any) -> None:
+        self._opts = opts
+        self._conn: Any = None
+        self._sessions: dict[str, _Session] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def on_connect(self, conn: Any) -> None:
+        """Keep the connection to the client."""
+        self._conn = conn
+        self.loop = asyncio.get_running_loop()
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        """What auger can do."""
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=True),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+            ),
+            agent_info=Implementation(name="auger", version=__version__),
+        )
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        """Start a session in `cwd` with the client's MCP servers."""
+        session = await self._open(cwd, mcp_servers or [])
+        self._adopt(session, session.rt.session_id)
+        self._advertise_soon(session)
+        return NewSessionResponse(session_id=session.id)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        """Reopen a saved session and replay its conversation as `session/update`s."""
+        from auger.session.paths import find_session
+        from auger.session.store import SessionError, SessionFile
+
+        try:
+            saved = SessionFile.open(find_session(auger_home(os.environ), Path(cwd), session_id))
+        except SessionError as exc:
+            raise RequestError(-32002, str(exc)) from None
+        session = await self._open(cwd, mcp_servers or [], saved)
+        self._adopt(session, session_id)
+        for message in list(session.rt.messages):
+            for update in _replay(message, session.rt.cwd):
+                await self._conn.session_update(session_id=session_id, update=update)
+        self._advertise_soon(session)
+        return LoadSessionResponse()
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """The saved sessions of `cwd` (of every directory without one), newest first."""
+        from auger.session.paths import list_sessions
+
+        found = list_sessions(auger_home(os.environ), Path(cwd) if cwd else None)
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=s.id,
+                    cwd=s.cwd,
+                    title=s.name or s.title or None,
+                    updated_at=datetime.fromtimestamp(s.modified, UTC).isoformat(),
+                )
+                for s in found
+            ]
+        )
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        """Run what the user sent (a prompt, or a `/command`), streaming its updates."""
+        session = self._session(session_id)
+        if session.busy:
+            raise RequestError(-32600, "a prompt is already running in this session")
+        session.busy = True
+        try:
+            end = await self._run(session, _prompt_text(prompt))
+        finally:
+            session.busy = False
+        await self._advertise(session)
+        if end.stop_reason == "error":
+            message = (end.error or {}).get("message", "the turn failed")
+            raise RequestError(-32603, message, end.error)
+        usage = end.usage
+        return PromptResponse(
+            stop_reason=STOP_REASONS.get(end.stop_reason, "end_turn"),
+            usage=Usage(
+                total_tokens=usage.input_tokens + usage.output_tokens,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cached_read_tokens=usage.cache_read_tokens,
+                cached_write_tokens=usage.cache_write_tokens,
+            ),
+        )
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        """Stop the session's running turn."""
+        session = self._sessions.get(session_id)
+        if session is not None and session.runtime is not None:
+            session.runtime.cancel()
+
+    async def ask(self, session: _Session, question: str) -> bool:
+        """Ask the client to allow the call under way (or an action with no call)."""
+        call = next(iter(session.calls.values()), None)
+        if call is None:
+            tool_call = ToolCallUpdate(tool_call_id="permission", title=question)
+        else:
+            args = _arguments(call.arguments)
+            tool_call = ToolCallUpdate(
+                tool_call_id=call.call_id,
+                title=question,
+                kind=tool_kind(call.name),
+                status="pending",
+                raw_input=args,
+            )
+        response = await self._conn.request_permission(
+            session_id=session.id, tool_call=tool_call, options=PERMISSION_OPTIONS
+        )
+        outcome = response.outcome
+        return isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow"
+
+    async def close(self) -> None:
+        """End every session: each Runtime closes on its own loop, then the loop stops."""
+        sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            if session.runtime is not None:
+                session.runtime.cancel()
+                await session.worker.run(session.runtime.close())
+            session.worker.stop()
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def _session(self, session_id: str) -> _Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise RequestError(-32002, f"no session {session_id!r}")
+        return session
+
+    async def _open(self, cwd: str, servers: list[Any], saved: Any = None) -> _Session:
+        """A session with its own loop and Runtime (continuing `saved`, a session file)."""
+        from auger.hosts.launch import build_runtime
+
+        session = _Session(_Worker())
+        host = AcpHost(self, session)
+
+        async def build() -> Runtime:
+            extension = ("acp", session.extension(servers))
+            return build_runtime(self._opts, host, Path(cwd), [extension], saved)
+
+        try:
+            session.runtime = await session.worker.run(build())
+        except BaseException as exc:
+            session.worker.stop()
+            if isinstance(exc, ConfigError):
+                raise RequestError(-32603, f"auger: {exc}") from None
+            raise
+        return session
+
+    def _adopt(self, session: _Session, session_id: str) -> None:
+        session.id = session_id
+        self._sessions[session_id] = session
+
+    def _advertise_soon(self, session: _Session) -> None:
+        """Advertise the commands once the session's response is out."""
+        task = asyncio.create_task(self._advertise(session))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _advertise(self, session: _Session) -> None:
+        """Send the session's commands when they are new or changed."""
+        commands = sorted(
+            (c.name, c.description) for c in session.rt.registrations.commands.values()
+        )
+        if commands == session.commands:
+            return
+        session.commands = commands
+        update = update_available_commands(
+            AvailableCommand(name=name, description=description or name)
+            for name, description in commands
+        )
+        await self._conn.session_update(session_id=session.id, update=update)
+
+    async def _run(self, session: _Session, text: str) -> TurnEnd:
+        """Stream one submission's records from the session's loop to the client, in order."""
+        main = asyncio.get_running_loop()
+        queue: asyncio.Queue[Record | None] = asyncio.Queue()
+        rt = session.rt
+
+        async def pump() -> None:
+            try:
+                async for record in rt.submit(text):
+                    main.call_soon_threadsafe(queue.put_nowait, record)
+            finally:
+                main.call_soon_threadsafe(queue.put_nowait, None)
+
+        running = asyncio.run_coroutine_threadsafe(pump(), session.worker.loop)
+        end: TurnEnd | None = None
+        try:
+            while (record := await queue.get()) is not None:
+                if isinstance(record, TurnEnd):
+                    end = record
+                update = self._update(session, record)
+                if update is not None:
+                    await self._conn.session_update(session_id=session.id, update=update)
+            await asyncio.wrap_future(running)
+        finally:
+            if not running.done():
+                rt.cancel()
+        assert end is not None
+        return end
+
+    def _update(self, session: _Session, record: Record) -> Any:
+        """The `session/update` a record makes, if any."""
+        kind = type(record)
+        if kind is TextDelta:
+            return update_agent_message_text(record.content)
+        if kind is ReasoningDelta:
+            return update_agent_thought_text(record.content)
+        if isinstance(record, ToolCallDone):
+            args = _arguments(record.arguments)
+            return start_tool_call(
+                record.call_id,
+                _title(record.name, args),
+                kind=tool_kind(record.name),
+                status="pending",
+                raw_input=args,
+                locations=_locations(args, session.rt.cwd),
+            )
+        if isinstance(record, BeforeToolCall):
+            return update_tool_call(record.call_id, status="in_progress", raw_input=record.args)
+        if isinstance(record, AfterToolCall):
+            result = record.result
+            return update_tool_call(
+                record.call_id,
+                status="failed" if result.is_error else "completed",
+                content=[tool_content(text_block(result.content))],
+                raw_output=result.to_dict(),
+            )
+        if isinstance(record, CommandOutput):
+            text = record.text if record.text.endswith("\n") else record.text + "\n"
+            return update_agent_message_text(text)
+        if isinstance(record, Notify) and record.level != "info":
+            return update_agent_message_text(f"\n[{record.level}] {record.message}\n")
+        if isinstance(record, TokenUsageDone):
+            rt = session.rt
+            total = rt.usage_total.cost
+            return UsageUpdate(
+                session_update="usage_update",
+                used=record.usage.input_tokens + record.usage.output_tokens,
+                size=rt.model.context_window,
+                cost=None if total is None else Cost(amount=total, currency="USD"),
+            )
+        return None
+
+
+def _arguments(raw: str) -> dict[str, Any]:
+    import json
+
+    try:
+        value = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _prompt_text(blocks: list[Any]) -> str:
+    """The prompt's text: its text blocks, links to resources, and embedded text resources."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(f"[{block.name}]({block.uri})")
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            text = getattr(block.resource, "text", None)
+            if text is not None:
+                parts.append(f"\n\n{block.resource.uri}:\n```\n{text}\n```\n")
+    return "".join(parts)
+
+
+def _replay(message: Message, cwd: Path) -> list[Any]:
+    """The `session/update`s that show a stored message again."""
+    if isinstance(message, UserMessage):
+        return [update_user_message_text(message.text)]
+    if isinstance(message, ToolResultMessage):
+        status = "failed" if message.is_error else "completed"
+        content = [tool_content(text_block(message.text))]
+        return [update_tool_call(message.call_id, status=status, content=content)]
+    if not isinstance(message, AssistantMessage):
+        return []
+    updates: list[Any] = []
+    for part in message.content:
+        if isinstance(part, TextPart):
+            updates.append(update_agent_message_text(part.text))
+        elif isinstance(part, ReasoningPart):
+            updates.append(update_agent_thought_text(part.text))
+        elif isinstance(part, ToolCall):
+            args = _arguments(part.arguments)
+            updates.append(
+                start_tool_call(
+                    part.call_id,
+                    _title(part.name, args),
+                    kind=tool_kind(part.name),
+                    status="pending",
+                    raw_input=args,
+                    locations=_locations(args, cwd),
+                )
+            )
+    return updates
+
+
+async def serve(opts: Any) -> None:
+    """Serve one client on stdin and stdout until it hangs up, then close every session."""
+    agent = AcpAgent(opts)
+    try:
+        await run_agent(agent)
+    finally:
+        await agent.close()

@@ -1,0 +1,236 @@
+"""`auger rpc`: JSONL commands on stdin; every record on stdout exactly as `--json` prints it.
+
+A command is one JSON object a line, `{"id": 1, "type": "prompt", "text": "…"}`; its `id` (any
+JSON value, optional) comes back in its response. Types and their fields:
+
+- `prompt` (`text`), `command` (`name`, `args`): stream records, then answer; one at a time;
+- `cancel`: stops the running one (commands are read while one runs);
+- `get_state`, `set_model` (`model`), `list_sessions`;
+- `compact` (`instruction`), `fork` (`entry_id`), `switch` (`path`): only while nothing runs;
+  what they stream (a `compact` record, notices) opens the next prompt's stream.
+
+Every command gets exactly one response line, `{"id": …, "type": "response", "command": …,
+"ok": true, …}`, or `"ok": false` with `"error": {"message": …}`. Reaching end of input waits
+for the running command, then closes the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import msgspec
+
+from auger.config.errors import ConfigError
+from auger.hosts.headless import HeadlessHost, json_line
+from auger.records import TurnEnd
+from auger.runtime import Runtime
+
+STREAMING = frozenset({"prompt", "command"})
+_encode = msgspec.json.Encoder().encode
+
+
+class CommandError(Exception):
+    """A command that cannot run: its response says why."""
+
+
+class RpcServer:
+    """Answers the commands of one client, one Runtime, writing to `out` (bytes)."""
+
+    def __init__(self, runtime: Runtime, out: BinaryIO) -> None:
+        self.runtime = runtime
+        self._out = out
+        self._running: asyncio.Task[None] | None = None
+
+    def _write(self, data: bytes) -> None:
+        self._out.write(data)
+        self._out.flush()
+
+    def _respond(self, id_: Any, command: str, ok: bool, **fields: Any) -> None:
+        self._write(
+            _encode({"id": id_, "type": "response", "command": command, "ok": ok, **fields}) + b"\n"
+        )
+
+    async def serve(self, lines: AsyncIterator[bytes]) -> None:
+        """Answer every command of `lines`; at its end, finish the running one and close."""
+        async for line in lines:
+            if line.strip():
+                await self.handle(line)
+        if self._running is not None:
+            await asyncio.gather(self._running, return_exceptions=True)
+        await self.runtime.close()
+
+    async def handle(self, line: bytes) -> None:
+        """Answer one command line (a streaming one answers when its task ends)."""
+        try:
+            command = msgspec.json.decode(line)
+        except msgspec.DecodeError as exc:
+            self._respond(None, "", False, error={"message": f"not JSON: {exc}"})
+            return
+        if not isinstance(command, dict):
+            self._respond(None, "", False, error={"message": "a command must be a JSON object"})
+            return
+        id_, kind = command.get("id"), command.get("type")
+        if not isinstance(kind, str):
+            self._respond(id_, "", False, error={"message": 'a command needs a "type"'})
+            return
+        if kind in STREAMING:
+            if self._running is not None:
+                self._respond(id_, kind, False, error={"message": "a command is already running"})
+                return
+            self._running = asyncio.create_task(self._stream(id_, kind, command))
+            return
+        handler = self._handlers().get(kind)
+        if handler is None:
+            self._respond(id_, kind, False, error={"message": f"unknown command type {kind!r}"})
+            return
+        try:
+            fields = await handler(command)
+        except Exception as exc:  # a failing command is its response; the server goes on
+            self._respond(id_, kind, False, error={"message": str(exc)})
+            return
+        self._respond(id_, kind, True, **fields)
+
+    def _handlers(self) -> dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]]:
+        return {
+            "cancel": self._cancel,
+            "get_state": self._state,
+            "set_model": self._set_model,
+            "compact": self._compact,
+            "fork": self._fork,
+            "switch": self._switch,
+            "list_sessions": self._list_sessions,
+        }
+
+    async def _stream(self, id_: Any, kind: str, command: dict[str, Any]) -> None:
+        rt = self.runtime
+        end: TurnEnd | None = None
+        try:
+            if kind == "prompt":
+                stream = rt.prompt(_text(command, "text"))
+            else:
+                stream = rt.run_command(_text(command, "name"), str(command.get("args") or ""))
+            async for record in stream:
+                self._write(json_line(record))
+                if isinstance(record, TurnEnd):
+                    end = record
+        except Exception as exc:  # a failing command is its response; the server goes on
+            self._respond(id_, kind, False, error={"message": str(exc)})
+            return
+        finally:
+            self._running = None
+        if end is None:
+            self._respond(id_, kind, True)
+        else:
+            self._respond(id_, kind, True, stop_reason=end.stop_reason)
+
+    async def _cancel(self, command: dict[str, Any]) -> dict[str, Any]:
+        running = self._running is not None
+        self.runtime.cancel()
+        return {"cancelled": running}
+
+    async def _state(self, command: dict[str, Any]) -> dict[str, Any]:
+        rt = self.runtime
+        return {
+            "session_id": rt.session_id,
+            "model": rt.model.id,
+            "cwd": str(rt.cwd),
+            "running": self._running is not None,
+            "messages": len(rt.messages),
+            "usage": rt.usage_total.to_dict(),
+            "tools": list(rt.tools),
+            "commands": {c.name: c.description for c in rt.registrations.commands.values()},
+        }
+
+    async def _set_model(self, command: dict[str, Any]) -> dict[str, Any]:
+        await self.runtime.set_model(_text(command, "model"))
+        return {"model": self.runtime.model.id}
+
+    def _idle(self) -> None:
+        if self._running is not None:
+            raise CommandError("a command is already running")
+
+    async def _compact(self, command: dict[str, Any]) -> dict[str, Any]:
+        self._idle()
+        instruction = command.get("instruction")
+        if instruction is not None and not isinstance(instruction, str):
+            raise CommandError('"instruction" must be a string')
+        return {"compacted": await self.runtime.compact(instruction)}
+
+    async def _fork(self, command: dict[str, Any]) -> dict[str, Any]:
+        self._idle()
+        entry_id = command.get("entry_id")
+        if entry_id is not None and not isinstance(entry_id, str):
+            raise CommandError('"entry_id" must be a string')
+        path = await self.runtime.fork(entry_id)
+        return {
+            "forked": path is not None,
+            "session_id": self.runtime.session_id,
+            "path": None if path is None else str(path),
+        }
+
+    async def _switch(self, command: dict[str, Any]) -> dict[str, Any]:
+        self._idle()
+        switched = await self.runtime.switch(_text(command, "path"))
+        return {"switched": switched, "session_id": self.runtime.session_id}
+
+    async def _list_sessions(self, command: dict[str, Any]) -> dict[str, Any]:
+        from auger.session.paths import list_sessions
+
+        rt = self.runtime
+        return {"sessions": [s.to_dict() for s in list_sessions(rt.home, rt.cwd)]}
+
+
+def _text(command: dict[str, Any], key: str) -> str:
+    value = command.get(key)
+    if not isinstance(value, str):
+        raise CommandError(f'"{key}" must be a string')
+    return value
+
+
+async def stdin_lines() -> AsyncIterator[bytes]:
+    """The lines of standard input, read by a thread so any kind of stdin works."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    def read() -> None:
+        for line in sys.stdin.buffer:
+            loop.call_soon_threadsafe(queue.put_nowait, line)
+        loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    threading.Thread(target=read, daemon=True).start()
+    while (line := await queue.get()) is not None:
+        yield line
+
+
+def main(args: list[str]) -> int:
+    """`auger rpc [options]`."""
+    from auger.config.paths import auger_home
+    from auger.hosts.launch import build_runtime, parse
+    from auger.loader import open_session
+
+    opts = parse("rpc", args, "JSONL commands on stdin, records on stdout.", sessions=True)
+
+    async def run() -> int:
+        cwd = Path(os.getcwd())
+        try:
+            session = open_session(
+                auger_home(os.environ),
+                cwd,
+                continue_=opts.continue_,
+                resume=opts.resume,
+                path=opts.session,
+            )
+            runtime = build_runtime(opts, HeadlessHost(sys.stderr), cwd, session=session)
+        except ConfigError as exc:
+            sys.stderr.write(f"auger: {exc}\n")
+            return 2
+        await RpcServer(runtime, sys.stdout.buffer).serve(stdin_lines())
+        return 0
+
+    return asyncio.run(run())

@@ -1,0 +1,113 @@
+"""Building the terminal's Runtime; on a first run, asking for a model and a missing API key."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from auger.config.credentials import save_credential, with_credentials
+from auger.config.errors import ConfigError
+from auger.config.models import choose_model, provider_config, split_spec
+from auger.config.paths import auger_home, display
+from auger.config.settings import load_settings, save_setting
+from auger.host import Host
+from auger.loader import discover, open_session
+from auger.runtime import Runtime
+
+FIRST_RUN_QUESTIONS = 3
+"""How many times a first run may ask before giving up on what it was told."""
+
+
+def model_choices(settings: Mapping[str, Any], current: str | None = None) -> list[str]:
+    """Models to offer: the current one, those declared in settings, then the catalog's."""
+    from auger.llm.catalog import known_models
+
+    declared = []
+    providers = settings.get("providers")
+    if isinstance(providers, dict):
+        for provider, config in providers.items():
+            models = config.get("models") if isinstance(config, dict) else None
+            if isinstance(models, dict):
+                declared += [f"{provider}/{name}" for name in models]
+    seen: dict[str, None] = dict.fromkeys([*([current] if current else []), *declared])
+    seen.update(dict.fromkeys(known_models()))
+    return list(seen)
+
+
+def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path) -> bool:
+    """Ask for what a first run lacks (a model, then a key); whether anything changed."""
+    settings = load_settings(home, cwd)
+    try:
+        spec = choose_model(opts.model, env, settings)
+    except ConfigError:
+        choice = host.ask("No model is chosen yet. Which one?", model_choices(settings))
+        if not choice:
+            return False
+        save_setting(home, "model", choice)
+        return True
+    try:
+        config = provider_config(split_spec(spec)[0], env, settings)
+    except ConfigError:
+        return False
+    if config.key_env is None or config.api_key:
+        return False
+    key = host.ask(
+        f"{config.key_env} is not set. Paste the key (saved to {display(home / 'auth.json')}):",
+        secret=True,
+    )
+    if not key or not key.strip():
+        return False
+    save_credential(home, config.key_env, key.strip())
+    return True
+
+
+def _runtime(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path) -> Runtime:
+    tools = None
+    if opts.tools is not None:
+        tools = [t.strip() for t in opts.tools.split(",") if t.strip()]
+    sources, notices = discover(
+        home, cwd, host, paths=opts.extension, discovered=not opts.no_extensions
+    )
+    session = open_session(
+        home, cwd, continue_=opts.continue_, resume=opts.resume, path=opts.session
+    )
+    disable = [
+        name for name, off in (("skills", opts.no_skills), ("agents_md", opts.no_agents_md)) if off
+    ]
+    runtime = Runtime(
+        opts.model,
+        cwd=cwd,
+        home=home,
+        env=env,
+        session=session,
+        save=not opts.no_save,
+        extensions=sources,
+        disable=disable,
+        host=host,
+        max_steps=opts.max_steps or 100,
+        bundled=not opts.no_tools,
+        tools=tools,
+        reasoning=opts.reasoning,
+        idle_before_turn_end=True,
+    )
+    for notice in notices:
+        runtime.notify(notice, "warning")
+    return runtime
+
+
+def build_runtime(opts: Any, host: Host) -> Runtime:
+    """The Runtime `auger` runs interactively (`idle` before `turn_end`, SPEC §2.2), with keys
+    from `auth.json` after the environment; raises `ConfigError` when it cannot be built."""
+    env = dict(os.environ)
+    home, cwd = auger_home(env), Path(os.getcwd())
+    asked = 0
+    while True:
+        merged = with_credentials(env, home, lambda message: host.notify(message, "warning"))
+        try:
+            return _runtime(opts, host, merged, home, cwd)
+        except ConfigError:
+            asked += 1
+            if asked > FIRST_RUN_QUESTIONS or not _fix(opts, host, merged, home, cwd):
+                raise

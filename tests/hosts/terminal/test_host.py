@@ -1,0 +1,242 @@
+"""The terminal's host, the pipe to the screen, first-run questions and input completion, each
+without a screen."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+
+from auger.config.credentials import load_credentials
+from auger.hosts.terminal.boot import _fix, model_choices
+from auger.hosts.terminal.complete import InputCompleter
+from auger.hosts.terminal.host import Notice, Pipe, Progress, TerminalHost
+from support.cli import Project
+
+
+class Screen:
+    """A surface that answers every question with `answer` and remembers what it was asked."""
+
+    def __init__(self, answer: str | None) -> None:
+        self.answer = answer
+        self.asked: list[tuple[str, list[str] | None, bool]] = []
+
+    def choose(
+        self,
+        question: str,
+        options: list[str] | None,
+        secret: bool,
+        done: Callable[[str | None], None],
+    ) -> None:
+        self.asked.append((question, options, secret))
+        done(self.answer)
+
+
+async def in_thread(fn: Callable[[], Any]) -> Any:
+    """Run `fn` in another thread, as the Runtime's thread calls the host."""
+    return await asyncio.get_running_loop().run_in_executor(None, fn)
+
+
+async def test_pipe_delivers_in_order_in_bursts() -> None:
+    batches: list[list[Any]] = []
+    pipe = Pipe(asyncio.get_running_loop(), batches.append)
+
+    def produce() -> None:
+        for n in range(1000):
+            pipe.put(n)
+
+    await in_thread(produce)
+    await asyncio.sleep(0.05)
+    assert [n for batch in batches for n in batch] == list(range(1000))
+    assert len(batches) < 1000
+
+
+async def test_ask_from_the_runtimes_thread_waits_for_the_screen() -> None:
+    screen = Screen("green")
+    host = TerminalHost(screen, asyncio.get_running_loop(), Pipe(asyncio.get_running_loop(), print))
+    answer = await in_thread(lambda: host.ask("Pick a colour", ["red", "green"]))
+    assert answer == "green"
+    assert screen.asked == [("Pick a colour", ["red", "green"], False)]
+    assert await in_thread(lambda: host.ask("Key?", secret=True)) == "green"
+    assert screen.asked[-1] == ("Key?", None, True)
+
+
+async def test_confirm_is_a_yes_or_no_question() -> None:
+    loop = asyncio.get_running_loop()
+    yes = TerminalHost(Screen("Yes"), loop, Pipe(loop, print))
+    no = TerminalHost(Screen(None), loop, Pipe(loop, print))
+    assert await in_thread(lambda: yes.confirm("Trust it?")) is True
+    assert await in_thread(lambda: no.confirm("Trust it?")) is False
+
+
+async def test_ask_on_the_screens_own_thread_declines_instead_of_freezing() -> None:
+    screen = Screen("never")
+    loop = asyncio.get_running_loop()
+    host = TerminalHost(screen, loop, Pipe(loop, print))
+    assert host.ask("Anything?") is None
+    assert screen.asked == []
+
+
+async def test_notices_and_progress_travel_with_the_records() -> None:
+    items: list[Any] = []
+    loop = asyncio.get_running_loop()
+    pipe = Pipe(loop, items.extend)
+    host = TerminalHost(Screen(None), loop, pipe)
+
+    def work() -> None:
+        pipe.put("record 1")
+        host.notify("careful", "warning")
+        with host.progress("indexing"):
+            pipe.put("record 2")
+
+    await in_thread(work)
+    await asyncio.sleep(0.05)
+    assert items == [
+        "record 1",
+        Notice("careful", "warning"),
+        Progress("indexing"),
+        "record 2",
+        Progress(None),
+    ]
+
+
+def test_an_ask_after_the_screen_closed_is_declined() -> None:
+    loop = asyncio.new_event_loop()
+    loop.close()
+    host = TerminalHost(Screen("x"), loop, Pipe(loop, print))
+    answer: list[str | None] = []
+    thread = threading.Thread(target=lambda: answer.append(host.ask("Still there?")))
+    thread.start()
+    thread.join(timeout=5)
+    assert answer == [None]
+
+
+# -- first run --------------------------------------------------------------------------------
+
+
+def opts(model: str | None = None) -> SimpleNamespace:
+    return SimpleNamespace(model=model)
+
+
+class Answers:
+    """A host whose answers are given in advance."""
+
+    capabilities = frozenset({"ask"})
+
+    def __init__(self, *answers: str | None) -> None:
+        self.answers = list(answers)
+        self.asked: list[tuple[str, list[str] | None, bool]] = []
+
+    def ask(self, question: str, options: list[str] | None = None, secret: bool = False) -> Any:
+        self.asked.append((question, options, secret))
+        return self.answers.pop(0)
+
+
+def scripted(home: Path, **provider: Any) -> None:
+    settings = {"providers": {"s": {"api": "scripted", "script": "x.json", **provider}}}
+    (home / "settings.json").write_text(json.dumps(settings))
+
+
+def test_a_first_run_without_a_model_asks_for_one_and_saves_it(tmp_path: Path) -> None:
+    scripted(tmp_path, models={"test": {}})
+    host = Answers("s/test")
+    assert _fix(opts(), host, {}, tmp_path, tmp_path) is True  # type: ignore[arg-type]
+    _, options, secret = host.asked[0]
+    assert options is not None and options[0] == "s/test" and not secret
+    assert "anthropic/claude-sonnet-4-5" in options
+    assert json.loads((tmp_path / "settings.json").read_text())["model"] == "s/test"
+
+
+def test_a_missing_key_is_asked_for_secretly_and_kept_in_auth_json(tmp_path: Path) -> None:
+    scripted(tmp_path, api_key_env="S_KEY")
+    host = Answers("  sk-abc  ")
+    assert _fix(opts("s/test"), host, {}, tmp_path, tmp_path) is True  # type: ignore[arg-type]
+    assert host.asked[0][1:] == (None, True)
+    assert "S_KEY" in host.asked[0][0]
+    assert load_credentials(tmp_path) == {"S_KEY": "sk-abc"}
+    assert stat.S_IMODE((tmp_path / "auth.json").stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("answer", [None, ""])
+def test_declining_the_first_run_question_changes_nothing(tmp_path: Path, answer: Any) -> None:
+    scripted(tmp_path, api_key_env="S_KEY")
+    assert _fix(opts("s/test"), Answers(answer), {}, tmp_path, tmp_path) is False  # type: ignore[arg-type]
+    assert not (tmp_path / "auth.json").exists()
+
+
+def test_nothing_is_asked_when_the_problem_is_elsewhere(tmp_path: Path) -> None:
+    host = Answers()
+    assert _fix(opts("nowhere/model"), host, {}, tmp_path, tmp_path) is False  # type: ignore[arg-type]
+    scripted(tmp_path, api_key_env="S_KEY")
+    assert _fix(opts("s/test"), host, {"S_KEY": "set"}, tmp_path, tmp_path) is False  # type: ignore[arg-type]
+    assert host.asked == []
+
+
+def test_model_choices_put_the_current_and_declared_models_first() -> None:
+    settings = {"providers": {"local": {"models": {"qwen": {}}}}}
+    choices = model_choices(settings, "anthropic/claude-sonnet-4-5")
+    assert choices[:2] == ["anthropic/claude-sonnet-4-5", "local/qwen"]
+    assert len(choices) == len(set(choices))
+
+
+# -- completion -------------------------------------------------------------------------------
+
+
+def completions(completer: InputCompleter, text: str) -> list[str]:
+    document = Document(text, len(text))
+    return [c.text for c in completer.get_completions(document, CompleteEvent())]
+
+
+def test_commands_complete_at_the_start(tmp_path: Path) -> None:
+    commands = {"help": SimpleNamespace(description="list"), "model": None, "reload": None}
+    completer = InputCompleter(lambda: commands, tmp_path)
+    assert completions(completer, "/") == ["/help", "/model", "/reload"]
+    assert completions(completer, "/mo") == ["/model"]
+    assert completions(completer, "/model x") == []
+    assert completions(completer, "say /mo") == []
+
+
+def test_paths_complete_after_an_at_sign(tmp_path: Path) -> None:
+    (tmp_path / "src" / "auger").mkdir(parents=True)
+    (tmp_path / "src" / "setup.py").write_text("")
+    (tmp_path / ".hidden").write_text("")
+    (tmp_path / "README.md").write_text("")
+    completer = InputCompleter(dict, tmp_path)
+    assert completions(completer, "look at @") == ["README.md", "src/"]
+    assert completions(completer, "look at @src/") == ["src/auger/", "src/setup.py"]
+    assert completions(completer, "@src/se") == ["src/setup.py"]
+    assert completions(completer, "@.") == [".hidden"]
+    assert completions(completer, "@nowhere/") == []
+    assert completions(completer, "mail me@") == []
+
+
+def test_print_mode_imports_nothing_of_the_terminal(tmp_path: Path) -> None:
+    project = Project.make(tmp_path)
+    project.script([{"text": "hi"}])
+    code = (
+        "import sys; from auger.cli import main; code = main(['-p', 'hello']); "
+        "mods = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'prompt_toolkit', 'pygments', 'wcwidth'} or m.startswith('auger.hosts.terminal')); "
+        "sys.stderr.write(repr((code, mods)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project.root,
+        env=project.env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.stdout == "hi\n"
+    assert done.stderr == "(0, [])"

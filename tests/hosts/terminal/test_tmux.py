@@ -1,0 +1,300 @@
+"""The interactive terminal in a real terminal: `auger` runs in tmux (100×30) against the scripted
+provider, is driven by keys, and is judged by what a person would see on the screen."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import stat
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from support.cli import Project
+
+TMUX = "/usr/bin/tmux"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not os.access(TMUX, os.X_OK), reason="needs tmux"),
+]
+
+EXTENSION = """
+import asyncio
+import json
+from pathlib import Path
+
+LOG = Path(__file__).with_name("events.jsonl")
+
+
+def log(event):
+    with LOG.open("a") as f:
+        f.write(json.dumps(event.to_dict(), default=str) + "\\n")
+
+
+def extension(g):
+    async def colour(ctx):
+        answer = ctx.ask("Pick a colour", options=["red", "green", "blue"])
+        await ctx.say(f"You picked {answer}")
+
+    async def shutdown(event):
+        await asyncio.sleep(0.3)  # slow work on the way out must still finish
+        log(event)
+
+    g.command("colour", colour, "pick a colour")
+    for name in ("input", "user_bash", "idle", "turn_end", "session_end"):
+        g.on(name, log)
+    g.on("session_shutdown", shutdown)
+"""
+
+ITEMS = "\n".join(f"{i}. item number {i}" for i in range(1, 31))
+REPLIES = [
+    {"parts": [{"tool": "bash", "args": {"command": "echo from-the-tool"}}]},
+    {
+        "parts": [
+            {"reasoning": "The user greets me.\nI should answer with a list."},
+            {
+                "text": f"Hello from **auger**. The items:\n\n{ITEMS}\n\n"
+                "```python\nprint('done')\n```\n\nThat is all."
+            },
+        ]
+    },
+    {"parts": [{"text": "Working on it"}, {"delay": 30}, {"text": "never shown"}]},
+]
+
+
+class Pane:
+    """`auger` in a tmux server of its own, on a 100×30 terminal."""
+
+    def __init__(self, project: Project, *args: str) -> None:
+        self.socket = f"auger-test-{uuid.uuid4().hex[:12]}"
+        # The server's socket goes in the test's own directory, not the shared /tmp/tmux-UID.
+        sockets = project.root.parent / "tmux"
+        sockets.mkdir(exist_ok=True)
+        self._env = {**project.env, "TERM": "xterm-256color", "TMUX_TMPDIR": str(sockets)}
+        # The exit status comes through a shell: tmux may not have reaped auger when asked.
+        self._status = project.root.parent / f"{self.socket}.status"
+        wrapper = f'"$@"; echo $? > {shlex.quote(str(self._status))}'
+        self.tmux(
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "-c",
+            str(project.root),
+            "sh",
+            "-c",
+            wrapper,
+            "sh",
+            *project.command(*args),
+            ";",
+            "set-option",
+            "-g",
+            "remain-on-exit",
+            "on",
+        )
+
+    def tmux(self, *args: str) -> str:
+        """Run a tmux command against this server; its output."""
+        done = subprocess.run(
+            [TMUX, "-L", self.socket, *args],
+            env=self._env,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+        return done.stdout
+
+    def keys(self, *keys: str) -> None:
+        """Press keys (tmux names: `Enter`, `Escape`, `Down`, `C-d`)."""
+        self.tmux("send-keys", "-t", "main", *keys)
+
+    def type(self, text: str) -> None:
+        """Type `text` literally."""
+        self.tmux("send-keys", "-t", "main", "-l", text)
+
+    def screen(self) -> str:
+        """What the terminal shows now."""
+        return self.tmux("capture-pane", "-p", "-t", "main")
+
+    def scrollback(self) -> str:
+        """Everything the terminal holds: the scrollback, then the screen."""
+        return self.tmux("capture-pane", "-p", "-S", "-", "-E", "-", "-t", "main")
+
+    def wait_for(self, *needles: str, timeout: float = 10) -> str:
+        """The screen, once it shows every one of `needles`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if all(n in screen for n in needles):
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"never saw {needles!r} on the screen:\n{screen}")
+            time.sleep(0.05)
+
+    def exit_status(self, timeout: float = 10) -> int:
+        """The status `auger` exited with, once it has."""
+        deadline = time.monotonic() + timeout
+        while not self._status.exists() or not self._status.read_text().endswith("\n"):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"auger is still running:\n{self.screen()}")
+            time.sleep(0.05)
+        return int(self._status.read_text())
+
+    def kill(self) -> None:
+        """Stop the tmux server and whatever still runs in it."""
+        subprocess.run(
+            [TMUX, "-L", self.socket, "kill-server"], env=self._env, capture_output=True, timeout=10
+        )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project.make(tmp_path)
+
+
+@pytest.fixture
+def panes() -> Iterator[list[Pane]]:
+    started: list[Pane] = []
+    yield started
+    for pane in started:
+        pane.kill()
+
+
+def start(panes: list[Pane], project: Project, *args: str) -> Pane:
+    pane = Pane(project, *args)
+    panes.append(pane)
+    return pane
+
+
+def in_order(text: str, *needles: str) -> list[int]:
+    """Where each needle first appears at or after the one before (-1 when it does not)."""
+    at, found = 0, []
+    for needle in needles:
+        at = text.find(needle, at)
+        found.append(at)
+        if at < 0:
+            at = 0
+    return found
+
+
+def test_a_session_typed_at_the_keyboard(project: Project, panes: list[Pane]) -> None:
+    project.script(REPLIES)
+    extension = project.root / "colour.py"
+    extension.write_text(EXTENSION)
+    pane = start(panes, project, "--extension", "colour.py")
+
+    screen = pane.wait_for("\n›\n", "s/test · ctx")
+    assert "ctrl-l model" in screen
+
+    pane.type("hello auger")
+    pane.keys("Enter")
+    screen = pane.wait_for("That is all.", "s/test · ctx")
+    assert re.search(r"\ns/test · ctx \d+% of 128k · ↑\d[\d.k]* ↓\d", screen), screen
+
+    pane.type("/colour")
+    pane.keys("Enter")
+    pane.wait_for("? Pick a colour", "❯ red", "esc cancel")
+    pane.keys("Down")
+    pane.wait_for("❯ green")
+    pane.keys("Enter")
+    pane.wait_for("You picked green")
+
+    pane.type("!echo hi-from-the-shell")
+    pane.keys("Enter")
+    pane.wait_for("$ echo hi-from-the-shell")
+
+    pane.type("take your time")
+    pane.keys("Enter")
+    pane.wait_for("Working on it", "esc to cancel")
+    pane.keys("Escape")
+    pane.wait_for("⏹ cancelled")
+
+    pane.keys("C-d")
+    assert pane.exit_status() == 0
+
+    history = pane.scrollback()
+    expected = [
+        "› hello auger",
+        '⚙ bash(command="echo from-the-tool")',
+        "  ⎿ from-the-tool",
+        "∴ The user greets me.  (+1 lines, ctrl-o)",
+        "Hello from auger. The items:",
+        "1. item number 1\n",
+        "30. item number 30\n",
+        "print('done')",
+        "That is all.",
+        "› /colour",
+        "? Pick a colour › green",
+        "You picked green",
+        "$ echo hi-from-the-shell\nhi-from-the-shell",
+        "› take your time",
+        "Working on it",
+        "⏹ cancelled",
+    ]
+    found = in_order(history, *expected)
+    assert -1 not in found, [e for e, at in zip(expected, found, strict=True) if at < 0]
+    assert "never shown" not in history
+    # The conversation is longer than the screen: its start lives on only in the scrollback.
+    assert "› hello auger" not in pane.screen()
+    # Nothing of the input area is left behind between the lines of the conversation.
+    assert "esc to cancel" not in history and "ctrl-l model" not in history
+
+    events = [json.loads(line) for line in (project.root / "events.jsonl").read_text().splitlines()]
+    kinds = [e["type"] for e in events]
+    assert [e["text"] for e in events if e["type"] == "input"] == [
+        "hello auger",
+        "/colour",
+        "!echo hi-from-the-shell",
+        "take your time",
+    ]
+    assert {"type": "user_bash", "command": "echo hi-from-the-shell"} in events
+    turn_ends = [i for i, k in enumerate(kinds) if k == "turn_end"]
+    assert len(turn_ends) == 4
+    assert all(kinds[i - 1] == "idle" for i in turn_ends)  # idle, then turn_end (SPEC §2.2)
+    assert events[turn_ends[-1]]["stop_reason"] == "cancelled"
+    assert kinds[-2:] == ["session_end", "session_shutdown"]
+    assert events[-2]["reason"] == "close"
+
+
+def test_a_first_run_asks_for_a_model_and_a_key(project: Project, panes: list[Pane]) -> None:
+    script = project.home / "script.json"
+    script.write_text(json.dumps([{"text": "Ready when you are."}]))
+    provider = {"api": "scripted", "script": str(script), "api_key_env": "AUGER_TEST_KEY"}
+    project.settings({"providers": {"s": provider | {"models": {"test": {}}}}})
+    pane = start(panes, project)
+
+    pane.wait_for("? No model is chosen yet. Which one?", "❯ s/test")
+    pane.keys("Enter")
+    pane.wait_for("AUGER_TEST_KEY is not set")
+    pane.type("sk-test-123")
+    screen = pane.wait_for("***********")
+    assert "sk-test-123" not in screen
+    pane.keys("Enter")
+    pane.wait_for("s/test · ctx")
+
+    pane.type("hi")
+    pane.keys("Enter")
+    pane.wait_for("Ready when you are.")
+    pane.keys("C-d")
+    assert pane.exit_status() == 0
+
+    auth = project.home / "auth.json"
+    assert stat.S_IMODE(auth.stat().st_mode) == 0o600
+    assert json.loads(auth.read_text()) == {"AUGER_TEST_KEY": "sk-test-123"}
+    assert json.loads((project.home / "settings.json").read_text())["model"] == "s/test"
+    assert "sk-test-123" not in pane.scrollback()
+    assert "hi" in (project.home / "history").read_text()

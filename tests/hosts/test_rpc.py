@@ -1,0 +1,210 @@
+"""`auger rpc` as a real process: JSONL commands in, records and responses out."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.cli import Project, json_lines, normalized
+
+TOOL_TURN = [{"parts": [{"tool": "ls", "args": {"path": "."}}]}, {"text": "one file"}]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project.make(tmp_path)
+
+
+class Rpc:
+    """A running `auger rpc`: send commands, read its stdout lines as they come."""
+
+    def __init__(self, project: Project) -> None:
+        self.process = subprocess.Popen(
+            project.command("rpc"),
+            cwd=project.root,
+            env=project.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def send(self, **command: Any) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(command) + "\n")
+        self.process.stdin.flush()
+
+    def next(self, timeout: float = 15) -> dict[str, Any]:
+        line = self._lines.get(timeout=timeout)
+        assert line is not None, "auger rpc closed its output"
+        return json.loads(line)
+
+    def until(self, predicate: Any) -> list[dict[str, Any]]:
+        """Lines up to and including the first one `predicate` accepts."""
+        seen = [self.next()]
+        while not predicate(seen[-1]):
+            seen.append(self.next())
+        return seen
+
+    def finish(self) -> list[dict[str, Any]]:
+        """Close stdin; the remaining lines once the process exits."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        rest: list[dict[str, Any]] = []
+        while (line := self._lines.get(timeout=15)) is not None:
+            rest.append(json.loads(line))
+        assert self.process.wait(timeout=15) == 0
+        return rest
+
+
+@pytest.fixture
+def rpc(project: Project) -> Iterator[Any]:
+    started: list[Rpc] = []
+
+    def start() -> Rpc:
+        started.append(Rpc(project))
+        return started[-1]
+
+    yield start
+    for running in started:
+        if running.process.poll() is None:
+            running.process.kill()
+            running.process.wait()
+
+
+def response(id_: Any) -> Any:
+    return lambda line: line.get("type") == "response" and line.get("id") == id_
+
+
+def test_a_whole_turn_streams_exactly_what_json_mode_prints(project: Project, rpc: Any) -> None:
+    project.script(TOOL_TURN)
+    (project.root / "notes.txt").write_text("hi")
+    expected = json_lines(project.run("-p", "--json", "list the files").stdout)
+
+    server = rpc()
+    server.send(id=1, type="get_state")
+    state = server.next()
+    assert state["id"] == 1 and state["ok"] is True and state["command"] == "get_state"
+    assert state["model"] == "s/test" and state["running"] is False and "ls" in state["tools"]
+    server.send(id="turn", type="prompt", text="list the files")
+    lines = server.until(response("turn"))
+    *records, answer = lines
+    assert normalized(records) == normalized(expected)
+    assert answer == {
+        "id": "turn",
+        "type": "response",
+        "command": "prompt",
+        "ok": True,
+        "stop_reason": "completed",
+    }
+    server.send(id=2, type="get_state")
+    assert server.next()["messages"] == 4
+    assert server.finish() == []
+
+
+def test_cancel_stops_a_running_prompt(project: Project, rpc: Any) -> None:
+    project.script([{"parts": [{"text": "starting"}, {"delay": 30}, {"text": "never"}]}])
+    server = rpc()
+    server.send(id=1, type="prompt", text="go")
+    server.until(lambda line: line.get("type") == "text_delta")
+    server.send(id=2, type="cancel")
+    lines = server.until(response(1))
+    assert {
+        "id": 2,
+        "type": "response",
+        "command": "cancel",
+        "ok": True,
+        "cancelled": True,
+    } in lines
+    end = next(line for line in lines if line["type"] == "turn_end")
+    assert end["stop_reason"] == "cancelled"
+    assert lines[-1]["stop_reason"] == "cancelled"
+    assert lines.index(end) < len(lines) - 1
+    server.finish()
+
+
+def test_commands_models_and_bad_input(project: Project, rpc: Any) -> None:
+    project.script([{"parts": [{"delay": 30}]}])
+    server = rpc()
+    server.send(id=1, type="command", name="cost")
+    start, output, end, answer = server.until(response(1))
+    assert start["type"] == "session_start"
+    assert output["type"] == "command_output" and output["text"].startswith("Tokens:")
+    assert end["type"] == "turn_end" and answer["ok"] is True
+    server.send(id=2, type="set_model", model="nowhere/x")
+    failed = server.next()
+    assert failed["ok"] is False and "unknown provider 'nowhere'" in failed["error"]["message"]
+    server.send(id=3, type="list_sessions")
+    assert server.next() == {
+        "id": 3,
+        "type": "response",
+        "command": "list_sessions",
+        "ok": True,
+        "sessions": [],
+    }
+    server.send(id=4, type="teleport")
+    assert server.next()["error"] == {"message": "unknown command type 'teleport'"}
+    server.send(id=5, type="prompt")
+    assert server.next()["error"] == {"message": '"text" must be a string'}
+    server.process.stdin.write("{not json\n")
+    server.process.stdin.flush()
+    garbled = server.next()
+    assert garbled["id"] is None and garbled["ok"] is False
+    server.send(id=6, type="prompt", text="wait")
+    server.send(id=7, type="prompt", text="again")
+    assert server.next()["error"] == {"message": "a command is already running"}
+    server.send(id=8, type="cancel")
+    server.until(response(6))
+
+
+def test_sessions_listed_forked_switched_and_compacted(project: Project, rpc: Any) -> None:
+    project.script([{"text": "noted"}])
+    server = rpc()
+    server.send(id=1, type="prompt", text="remember this")
+    server.until(response(1))
+    server.send(id=2, type="get_state")
+    first = server.next()["session_id"]
+    server.send(id=3, type="list_sessions")
+    (listed,) = server.next()["sessions"]
+    assert listed["id"] == first and listed["title"] == "remember this"
+
+    server.send(id=4, type="fork")
+    forked = server.next()
+    assert forked["ok"] is True and forked["forked"] is True
+    assert forked["session_id"] != first
+    server.send(id=5, type="switch", path=listed["path"])
+    assert server.next() == {
+        "id": 5,
+        "type": "response",
+        "command": "switch",
+        "ok": True,
+        "switched": True,
+        "session_id": first,
+    }
+    server.send(id=6, type="switch", path=str(project.root / "nowhere.jsonl"))
+    assert server.next()["ok"] is False
+    server.send(id=7, type="compact")
+    compacted = server.next()
+    assert compacted["ok"] is True and compacted["compacted"] is False
+    server.finish()
+
+
+def test_no_model_is_a_usage_error(project: Project) -> None:
+    result = project.run("rpc", stdin="")
+    assert result.returncode == 2
+    assert "no model chosen" in result.stderr
