@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False  # importing typing would slow `auger --version`
+if TYPE_CHECKING:
+    import argparse
+
 USAGE = "usage: auger [-p] [--json] [--model PROVIDER/NAME] [options] [PROMPT ...]"
 
 
@@ -18,49 +22,15 @@ def main(argv: list[str] | None = None) -> int:
     return _run(args)
 
 
-def _parser() -> object:
-    import argparse
-
+def _parser() -> argparse.ArgumentParser:
     from auger._version import __version__
+    from auger.hosts.launch import add_options, parser
 
-    class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> None:  # type: ignore[override]
-            sys.stderr.write(f"auger: {message}\n{USAGE}\n")
-            raise SystemExit(2)
-
-    p = Parser(prog="auger", description="A coding agent you own.", usage=USAGE[7:])
+    p = parser("auger", USAGE.removeprefix("usage: "), "A coding agent you own.")
     p.add_argument("prompt", nargs="*", help="the prompt (read from stdin when absent)")
     p.add_argument("-p", "--print", action="store_true", help="run one prompt and print the reply")
     p.add_argument("--json", action="store_true", help="with -p: print every record as NDJSON")
-    p.add_argument("--model", help="PROVIDER/NAME, e.g. anthropic/claude-sonnet-4-5")
-    p.add_argument("--max-steps", type=int, default=None, metavar="N", help="model calls per turn")
-    p.add_argument("--reasoning", choices=("low", "medium", "high"), help="reasoning effort")
-    p.add_argument("--no-tools", action="store_true", help="no tools at all")
-    p.add_argument("--tools", help="comma-separated allowlist of tools")
-    p.add_argument(
-        "--extension",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="load an extension file (repeatable)",
-    )
-    p.add_argument(
-        "-c",
-        "--continue",
-        dest="continue_",
-        action="store_true",
-        help="continue the latest session in this directory",
-    )
-    p.add_argument("-r", "--resume", metavar="ID", help="resume a session (a unique id prefix)")
-    p.add_argument("--session", metavar="PATH", help="use this session file")
-    p.add_argument("--no-save", action="store_true", help="keep this session in memory only")
-    p.add_argument("--no-skills", action="store_true", help="no Agent Skills")
-    p.add_argument("--no-agents-md", action="store_true", help="no AGENTS.md / CLAUDE.md")
-    p.add_argument(
-        "--no-extensions",
-        action="store_true",
-        help="skip installed, user and project extensions",
-    )
+    add_options(p)
     p.add_argument("-V", "--version", action="version", version=f"auger {__version__}")
     return p
 
@@ -78,14 +48,14 @@ def _run(args: list[str]) -> int:
         from auger.hosts.rpc import main as rpc
 
         return rpc(args[1:])
-    opts = _parser().parse_args(args)  # type: ignore[attr-defined]
+    from auger.hosts.launch import check
+
+    p = _parser()
+    opts = check(p, p.parse_args(args))
     if not opts.print:  # the interactive terminal (imported only on this path)
         from auger.hosts.terminal.app import run_terminal
 
         return run_terminal(opts)
-    if opts.max_steps is not None and opts.max_steps < 1:
-        sys.stderr.write(f"auger: --max-steps must be at least 1\n{USAGE}\n")
-        return 2
     prompt = " ".join(opts.prompt)
     if not sys.stdin.isatty():
         piped = sys.stdin.read()
@@ -157,67 +127,21 @@ def _age(seconds: float) -> str:
     return "now"
 
 
-def _headless(opts: object, prompt: str) -> int:
+def _headless(opts: argparse.Namespace, prompt: str) -> int:
     import asyncio
     import os
     from pathlib import Path
 
     from auger.config.errors import ConfigError
-    from auger.config.paths import auger_home
     from auger.hosts.headless import HeadlessHost, run_print
-    from auger.loader import discover, open_session
-    from auger.runtime import Runtime
+    from auger.hosts.launch import build_runtime
 
-    host = HeadlessHost(sys.stderr)
-    tools = None
-    if opts.tools is not None:  # type: ignore[attr-defined]
-        tools = [t.strip() for t in opts.tools.split(",") if t.strip()]  # type: ignore[attr-defined]
     try:
-        cwd = Path(os.getcwd())
-        home = auger_home(os.environ)
-        sources, notices = discover(
-            home,
-            cwd,
-            host,
-            paths=opts.extension,  # type: ignore[attr-defined]
-            discovered=not opts.no_extensions,  # type: ignore[attr-defined]
-        )
-        session = open_session(
-            home,
-            cwd,
-            continue_=opts.continue_,  # type: ignore[attr-defined]
-            resume=opts.resume,  # type: ignore[attr-defined]
-            path=opts.session,  # type: ignore[attr-defined]
-        )
-        runtime = Runtime(
-            opts.model,  # type: ignore[attr-defined]
-            cwd=cwd,
-            home=home,
-            session=session,
-            save=not opts.no_save,  # type: ignore[attr-defined]
-            extensions=sources,
-            disable=[
-                name
-                for name, off in (
-                    ("skills", opts.no_skills),  # type: ignore[attr-defined]
-                    ("agents_md", opts.no_agents_md),  # type: ignore[attr-defined]
-                )
-                if off
-            ],
-            host=host,
-            max_steps=opts.max_steps or 100,  # type: ignore[attr-defined]
-            bundled=not opts.no_tools,  # type: ignore[attr-defined]
-            tools=tools,
-            reasoning=opts.reasoning,  # type: ignore[attr-defined]
-        )
+        runtime = build_runtime(opts, HeadlessHost(sys.stderr), Path(os.getcwd()))
     except ConfigError as exc:
         sys.stderr.write(f"auger: {exc}\n")
         return 2
-    for notice in notices:
-        runtime.notify(notice, "warning")
-    return asyncio.run(
-        run_print(runtime, prompt, json_mode=opts.json, out=sys.stdout.buffer)  # type: ignore[attr-defined]
-    )
+    return asyncio.run(run_print(runtime, prompt, json_mode=opts.json, out=sys.stdout.buffer))
 
 
 if __name__ == "__main__":

@@ -280,7 +280,10 @@ class Runtime:
 
     def _install(self, registrations: Registrations) -> None:
         if self._allow is not None:
-            unknown = sorted(set(self._allow) - set(registrations.tools))
+            # MCP tools (`server__tool`) appear once their server has started
+            unknown = sorted(
+                n for n in set(self._allow) - set(registrations.tools) if "__" not in n
+            )
             if unknown:
                 self.notify(f"--tools names unknown tools: {', '.join(unknown)}", "warning")
         self.registrations = registrations

@@ -136,3 +136,22 @@ def test_a_custom_record_prints_in_json_mode(tmp_path: Path) -> None:
     result = project.run("-p", "--json", "--extension", str(ext), "hey")
     assert result.returncode == 0, result.stderr
     assert {"type": "shout", "text": "hey"} in json_lines(result.stdout)
+
+
+async def test_a_tool_registered_after_loading_is_live(tmp_path: Path) -> None:
+    from auger.tools.base import tool
+
+    keep: dict[str, Any] = {}
+
+    @tool
+    def late(text: str) -> str:
+        """Added later."""
+        return text
+
+    rt = make_runtime(
+        tmp_path,
+        ScriptedProvider(),
+        extensions=[("early", lambda g: keep.setdefault("g", g)), ("other", lambda g: None)],
+    )
+    keep["g"].tool(late)
+    assert "late" in rt.tools

@@ -221,16 +221,21 @@ def load_extensions(
     disabled = runtime.disabled
     current = base.copy()
     failures: list[str] = []
+    loaded: list[Registrar] = []
     for source in sources:
         if source.name in disabled:
             continue
         staged = current.copy()
+        registrar = Registrar(runtime, source.name, staged)
         try:
-            source.load()(Registrar(runtime, source.name, staged))
+            source.load()(registrar)
         except Exception as exc:  # any failure of any extension is isolated
             failures.append(f"Extension {source.name} failed to load: {exc}")
             continue
         current = staged
+        loaded.append(registrar)
+    for registrar in loaded:  # what an extension registers later lands in what is installed
+        registrar._into = current
     return current, failures
 
 

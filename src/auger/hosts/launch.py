@@ -7,44 +7,69 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from auger.extensions.source import Extension, Source
-from auger.host import Host
-from auger.runtime import Runtime
-from auger.session.store import SessionFile
+if TYPE_CHECKING:
+    from auger.extensions.source import Extension, Source
+    from auger.host import Host
+    from auger.runtime import Runtime
+    from auger.session.store import SessionFile
 
 
-def parse(
-    command: str, args: list[str], description: str, *, sessions: bool = False
-) -> argparse.Namespace:
-    """`auger COMMAND`'s options (with `sessions`, the ones choosing a saved session too);
-    a bad one prints the reason and exits with status 2."""
-    usage = f"auger {command} [--model PROVIDER/NAME] [options]"
+def add_options(p: argparse.ArgumentParser, *, sessions: bool = True) -> None:
+    """The options every host shares: model, tools, extensions, and (with `sessions`) which
+    saved session to continue."""
+    p.add_argument("--model", help="PROVIDER/NAME, e.g. anthropic/claude-sonnet-4-5")
+    p.add_argument("--max-steps", type=int, default=100, metavar="N", help="model calls per turn")
+    p.add_argument("--reasoning", choices=("low", "medium", "high"), help="reasoning effort")
+    p.add_argument("--no-tools", action="store_true", help="no tools at all")
+    p.add_argument("--tools", help="comma-separated allowlist of tools")
+    p.add_argument(
+        "--extension", action="append", default=[], metavar="PATH", help="load an extension file"
+    )
+    p.add_argument("--no-extensions", action="store_true", help="skip discovered extensions")
+    p.add_argument("--no-skills", action="store_true", help="no Agent Skills")
+    p.add_argument("--no-agents-md", action="store_true", help="no AGENTS.md / CLAUDE.md")
+    p.add_argument("--no-save", action="store_true", help="keep sessions in memory only")
+    if sessions:
+        p.add_argument(
+            "-c",
+            "--continue",
+            dest="continue_",
+            action="store_true",
+            help="continue the latest session in this directory",
+        )
+        p.add_argument("-r", "--resume", metavar="ID", help="resume a session (an id prefix)")
+        p.add_argument("--session", metavar="PATH", help="use this session file")
+
+
+def parser(command: str, usage: str, description: str) -> argparse.ArgumentParser:
+    """An argument parser whose errors print the reason and the usage, then exit 2."""
 
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> None:  # type: ignore[override]
             sys.stderr.write(f"auger: {message}\nusage: {usage}\n")
             raise SystemExit(2)
 
-    p = Parser(prog=f"auger {command}", description=description, usage=usage)
-    p.add_argument("--model", help="PROVIDER/NAME, e.g. anthropic/claude-sonnet-4-5")
-    p.add_argument("--max-steps", type=int, default=100, metavar="N", help="model calls per turn")
-    p.add_argument("--reasoning", choices=("low", "medium", "high"), help="reasoning effort")
-    p.add_argument("--no-tools", action="store_true", help="no tools at all")
-    p.add_argument("--tools", help="comma-separated allowlist of tools")
-    p.add_argument("--extension", action="append", default=[], metavar="PATH")
-    p.add_argument("--no-skills", action="store_true", help="no Agent Skills")
-    p.add_argument("--no-agents-md", action="store_true", help="no AGENTS.md / CLAUDE.md")
-    p.add_argument("--no-extensions", action="store_true", help="skip discovered extensions")
-    p.add_argument("--no-save", action="store_true", help="keep sessions in memory only")
-    if sessions:
-        p.add_argument("-c", "--continue", dest="continue_", action="store_true")
-        p.add_argument("-r", "--resume", metavar="ID", help="resume a session (an id prefix)")
-        p.add_argument("--session", metavar="PATH", help="use this session file")
-    opts = p.parse_args(args)
+    return Parser(prog=command, description=description, usage=usage.removeprefix("auger "))
+
+
+def check(p: argparse.ArgumentParser, opts: argparse.Namespace) -> argparse.Namespace:
+    """Checks the shared options cannot express."""
     if opts.max_steps < 1:
         p.error("--max-steps must be at least 1")
     return opts
+
+
+def parse(
+    command: str, args: list[str], description: str, *, sessions: bool = False
+) -> argparse.Namespace:
+    """`auger COMMAND`'s options; a bad one prints the reason and exits with status 2."""
+    p = parser(
+        f"auger {command}", f"auger {command} [--model PROVIDER/NAME] [options]", description
+    )
+    add_options(p, sessions=sessions)
+    return check(p, p.parse_args(args))
 
 
 def build_runtime(
@@ -53,21 +78,24 @@ def build_runtime(
     cwd: Path,
     extensions: Sequence[Source | Extension | tuple[str, Extension]] = (),
     session: SessionFile | None = None,
+    *,
+    idle_before_turn_end: bool = False,
 ) -> Runtime:
-    """A Runtime for `cwd` as the options say, continuing `session` if given, with
-    `extensions` loaded after the discovered ones. A `ConfigError` (no model, a missing
-    key…) propagates."""
+    """A Runtime for `cwd` as the options say: discovered extensions then `extensions`, and
+    the saved session the options name (or `session`). A `ConfigError` (no model, a missing
+    key, a missing session…) propagates."""
     from auger.config.paths import auger_home
-    from auger.loader import discover
+    from auger.loader import discover, open_session
+    from auger.runtime import Runtime
 
     home = auger_home(os.environ)
     sources, notices = discover(
-        home,
-        cwd,
-        host,
-        paths=opts.extension,
-        discovered=not opts.no_extensions,
+        home, cwd, host, paths=opts.extension, discovered=not opts.no_extensions
     )
+    if session is None and hasattr(opts, "continue_"):
+        session = open_session(
+            home, cwd, continue_=opts.continue_, resume=opts.resume, path=opts.session
+        )
     tools = None
     if opts.tools is not None:
         tools = [t.strip() for t in opts.tools.split(",") if t.strip()]
@@ -87,6 +115,7 @@ def build_runtime(
         bundled=not opts.no_tools,
         tools=tools,
         reasoning=opts.reasoning,
+        idle_before_turn_end=idle_before_turn_end,
     )
     for notice in notices:
         runtime.notify(notice, "warning")

@@ -805,7 +805,21 @@ def run_terminal(opts: Any, *, sessions: Sessions | None = None) -> int:
             "auger: the interactive terminal needs a terminal — run a prompt with auger -p PROMPT\n"
         )
         return 2
-    if opts.max_steps is not None and opts.max_steps < 1:
-        sys.stderr.write("auger: --max-steps must be at least 1\n")
-        return 2
-    return asyncio.run(Terminal(opts, sessions=sessions).run())
+    return asyncio.run(Terminal(opts, sessions=sessions or saved_sessions()).run())
+
+
+def saved_sessions() -> Sessions:
+    """The picker over this directory's saved sessions, resuming through `Runtime.switch`."""
+    from auger.config.paths import auger_home
+    from auger.session.paths import find_session, list_sessions
+
+    home, cwd = auger_home(os.environ), Path(os.getcwd())
+
+    def saved() -> list[tuple[str, str, float]]:
+        now = time.time()
+        return [(s.id, s.name or s.title, now - s.modified) for s in list_sessions(home, cwd)]
+
+    async def resume(runtime: Runtime, session_id: str) -> None:
+        await runtime.switch(find_session(home, cwd, session_id))
+
+    return Sessions(saved, resume)

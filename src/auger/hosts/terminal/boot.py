@@ -13,7 +13,6 @@ from auger.config.models import choose_model, provider_config, split_spec
 from auger.config.paths import auger_home, display
 from auger.config.settings import load_settings, save_setting
 from auger.host import Host
-from auger.loader import discover, open_session
 from auger.runtime import Runtime
 
 FIRST_RUN_QUESTIONS = 3
@@ -63,51 +62,19 @@ def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path) -> b
     return True
 
 
-def _runtime(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path) -> Runtime:
-    tools = None
-    if opts.tools is not None:
-        tools = [t.strip() for t in opts.tools.split(",") if t.strip()]
-    sources, notices = discover(
-        home, cwd, host, paths=opts.extension, discovered=not opts.no_extensions
-    )
-    session = open_session(
-        home, cwd, continue_=opts.continue_, resume=opts.resume, path=opts.session
-    )
-    disable = [
-        name for name, off in (("skills", opts.no_skills), ("agents_md", opts.no_agents_md)) if off
-    ]
-    runtime = Runtime(
-        opts.model,
-        cwd=cwd,
-        home=home,
-        env=env,
-        session=session,
-        save=not opts.no_save,
-        extensions=sources,
-        disable=disable,
-        host=host,
-        max_steps=opts.max_steps or 100,
-        bundled=not opts.no_tools,
-        tools=tools,
-        reasoning=opts.reasoning,
-        idle_before_turn_end=True,
-    )
-    for notice in notices:
-        runtime.notify(notice, "warning")
-    return runtime
-
-
 def build_runtime(opts: Any, host: Host) -> Runtime:
-    """The Runtime `auger` runs interactively (`idle` before `turn_end`, SPEC §2.2), with keys
-    from `auth.json` after the environment; raises `ConfigError` when it cannot be built."""
+    """The Runtime `auger` runs interactively (`idle` before `turn_end`, SPEC §2.2); on a first
+    run it asks for a model and a missing key; raises `ConfigError` when it cannot be built."""
+    from auger.hosts.launch import build_runtime as build
+
     env = dict(os.environ)
     home, cwd = auger_home(env), Path(os.getcwd())
     asked = 0
     while True:
-        merged = with_credentials(env, home, lambda message: host.notify(message, "warning"))
         try:
-            return _runtime(opts, host, merged, home, cwd)
+            return build(opts, host, cwd, idle_before_turn_end=True)
         except ConfigError:
             asked += 1
-            if asked > FIRST_RUN_QUESTIONS or not _fix(opts, host, merged, home, cwd):
+            keys = with_credentials(env, home)
+            if asked > FIRST_RUN_QUESTIONS or not _fix(opts, host, keys, home, cwd):
                 raise
