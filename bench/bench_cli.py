@@ -17,7 +17,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -87,29 +86,6 @@ def anthropic_reply(deltas: int) -> bytes:
     return sse(*events)
 
 
-class Stamp:
-    """Records when the server first saw a request."""
-
-    def __init__(self, server: FakeServer) -> None:
-        self.server = server
-        self.count = 0
-        self.when: list[float] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
-        self._thread.start()
-
-    def _watch(self) -> None:
-        while not self._stop.is_set():
-            if len(self.server.requests) > self.count:
-                self.count = len(self.server.requests)
-                self.when.append(time.perf_counter())
-            time.sleep(0.0002)
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
 def run(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, float]:
     """Wall time, CPU seconds (user+sys), peak RSS bytes, and the start time of one run."""
     started = time.perf_counter()
@@ -154,21 +130,17 @@ def main() -> None:
         }
         version = [run([auger, "--version"], env, cwd)[0] for _ in range(runs)]
 
-        stamp = Stamp(server)
         floor = []
         for _ in range(runs):
             server.queue(Reply(body=anthropic_reply(5)))
             _, _, _, started = run([sys.executable, "-c", FLOOR, server.url], env, cwd)
-            time.sleep(0.01)
-            floor.append(stamp.when[-1] - started)
+            floor.append(server.requests[-1].received - started)
         first, short = [], []
         for _ in range(runs):
             server.queue(Reply(body=anthropic_reply(5)))
             wall, _, _, started = run([auger, "-p", "hi"], env, cwd)
-            time.sleep(0.01)
-            first.append(stamp.when[-1] - started)
+            first.append(server.requests[-1].received - started)
             short.append(wall)
-        stamp.close()
 
         small_cpu, big_cpu, rss = [], [], []
         for _ in range(runs):

@@ -3,8 +3,14 @@ and `--extension` files — in that order, so the most specific registers last a
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+import tempfile
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from auger.config.errors import ConfigError
 from auger.config.paths import display
@@ -17,13 +23,51 @@ from auger.session.store import SessionError, SessionFile
 ENTRY_POINT_GROUP = "auger.extensions"
 
 
-def installed() -> list[Source]:
-    """Extensions from installed packages (entry-point group `auger.extensions`)."""
-    from importlib.metadata import entry_points
+def installed(home: Path) -> list[Source]:
+    """Extensions from installed packages (entry-point group `auger.extensions`).
 
+    Scanning every installed distribution costs tens of milliseconds, so the result is cached
+    in `home/cache/` and used while no `sys.path` directory has changed since.
+    """
+    key = [[p, _mtime(p)] for p in sys.path if p]
+    cache = home / "cache" / "entry_points.json"
+    try:
+        data = json.loads(cache.read_text())
+        points = data["points"] if data.get("key") == key else None
+    except (OSError, ValueError, TypeError, AttributeError):
+        points = None
+    if points is None:
+        from importlib.metadata import entry_points
+
+        points = [[ep.name, ep.value] for ep in entry_points(group=ENTRY_POINT_GROUP)]
+        _write(cache, {"key": key, "points": points})
     return [
-        Source(ep.name, ep.load, kind="package") for ep in entry_points(group=ENTRY_POINT_GROUP)
+        Source(name, partial(_load_entry, name, value), kind="package") for name, value in points
     ]
+
+
+def _mtime(path: str) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
+def _load_entry(name: str, value: str) -> Any:
+    from importlib.metadata import EntryPoint
+
+    return EntryPoint(name, value, ENTRY_POINT_GROUP).load()
+
+
+def _write(path: Path, data: Any) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache-")
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs the next start its speed
 
 
 def _files(folder: Path, kind: str) -> list[Source]:
@@ -71,7 +115,7 @@ def discover(
     sources: list[Source] = []
     notices: list[str] = []
     if discovered:
-        sources += installed()
+        sources += installed(home)
         sources += _files(home / "extensions", "user")
         project, notice = project_extensions(home, cwd, host)
         sources += project

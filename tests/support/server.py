@@ -31,6 +31,7 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    received: float = 0.0  # time.perf_counter() when the request line arrived
 
 
 _NO_REPLY = Reply(500, json.dumps({"error": {"message": "no reply queued"}}).encode())
@@ -54,6 +55,10 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
+    def parse_request(self) -> bool:
+        self.received = time.perf_counter()
+        return super().parse_request()
+
     def do_GET(self) -> None:
         self._serve()
 
@@ -70,7 +75,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {}
         headers = {k.lower(): v for k, v in self.headers.items()}
-        reply = self.server.fake._take(Seen(self.command, self.path, headers, body))
+        seen = Seen(self.command, self.path, headers, body, self.received)
+        reply = self.server.fake._take(seen)
         chunks = reply.chunks if reply.chunks is not None else [reply.body]
         streamed = reply.chunks is not None or reply.cut_after is not None
         default_type = "text/event-stream" if reply.status == 200 else "application/json"
