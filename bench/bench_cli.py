@@ -23,6 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from report import table  # noqa: E402
+
 from support.server import FakeServer, Reply, sse  # noqa: E402
 
 TARGETS = {
@@ -162,12 +164,7 @@ def main() -> None:
         ("peak RSS (5,000 deltas)", max(rss), "rss", "MB", 1 / 1024 / 1024),
     ]
     print(f"runs: {runs} · python {sys.version.split()[0]} · {os.cpu_count()} cores\n")
-    print("| measure | median | target |")
-    print("|---|---|---|")
-    for label, value, key, unit, scale in rows:
-        target = f"≤ {TARGETS[key] * scale:g} {unit}" if key else "—"
-        mark = "" if key is None else (" ✓" if value <= TARGETS[key] else " ✗")
-        print(f"| {label} | {value * scale:.1f} {unit}{mark} | {target} |")
+    print(table(rows, TARGETS))
 
 
 if __name__ == "__main__":

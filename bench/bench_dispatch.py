@@ -24,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from report import table
+
 from auger.bus import Bus, Handler
 from auger.events import ToolCallEvent
 from auger.extensions.source import from_file
@@ -169,12 +171,7 @@ def main() -> None:
         ),
     ]
     print(f"runs: {runs} · python {sys.version.split()[0]} · {os.cpu_count()} cores\n")
-    print("| measure | median | target |")
-    print("|---|---|---|")
-    for label, value, key, unit, scale in rows:
-        target = f"≤ {TARGETS[key] * scale:g} {unit}" if key else "—"
-        mark = "" if key is None else (" ✓" if value <= TARGETS[key] else " ✗")
-        print(f"| {label} | {value * scale:.2f} {unit}{mark} | {target} |")
+    print(table(rows, TARGETS, digits=2))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from report import table
+
 from auger.llm.messages import (
     AssistantMessage,
     Message,
@@ -166,12 +168,7 @@ def main() -> None:
         f"generated in {generated:.1f} s · runs: {args.runs} · "
         f"python {sys.version.split()[0]} · {os.cpu_count()} cores\n"
     )
-    print("| measure | median | target |")
-    print("|---|---|---|")
-    for label, value, key, unit, scale in rows:
-        target = f"≤ {TARGETS[key] * scale:g} {unit}" if key else "—"
-        mark = "" if key is None else (" ✓" if value <= TARGETS[key] else " ✗")
-        print(f"| {label} | {value * scale:.1f} {unit}{mark} | {target} |")
+    print(table(rows, TARGETS))
 
 
 if __name__ == "__main__":
