@@ -29,7 +29,9 @@ def installed(home: Path) -> list[Source]:
     Scanning every installed distribution costs tens of milliseconds, so the result is cached
     in `home/cache/` and used while no `sys.path` directory has changed since.
     """
-    key = [[p, _mtime(p)] for p in sys.path if p]
+    # sys.path[0] is the script's folder or the working directory: never an install target,
+    # and its mtime changes whenever a file is written there
+    key = [[p, _mtime(p)] for p in sys.path[1:] if p]
     cache = home / "cache" / "entry_points.json"
     try:
         data = json.loads(cache.read_text())
