@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.runtime import collect, make_runtime
-
 from auger.llm.scripted import Call, Reply, ScriptedProvider
 from auger.records import JobExit
+from support.runtime import collect, make_runtime
 
 
 async def test_job_exit_is_streamed_and_the_next_request_mentions_it(tmp_path: Path) -> None:

@@ -7,11 +7,11 @@ import random
 import msgspec
 
 RETRYABLE = frozenset({"rate_limit", "overloaded", "server", "network", "incomplete"})
-KINDS = frozenset({"auth", "bad_request", "context_overflow", "not_found"}) | RETRYABLE
 
 
 class ProviderError(Exception):
-    """A model call failed; `kind` says how (one of `KINDS`)."""
+    """A model call failed; `kind` says how: `auth`, `bad_request`, `context_overflow`,
+    `not_found`, or one of the `RETRYABLE` kinds."""
 
     def __init__(
         self,

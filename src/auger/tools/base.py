@@ -54,14 +54,6 @@ class ToolError(Exception):
         self.message = message
 
 
-class JobsLike(typing.Protocol):
-    """The background-jobs registry a tool may use (see `auger.tools.jobs`)."""
-
-    def kill_all(self) -> None:
-        """Stop every job still running."""
-        ...
-
-
 class ToolContext(msgspec.Struct, frozen=True):
     """What a running tool may know about where it runs."""
 
