@@ -60,13 +60,23 @@ async def test_each_builtin_through_the_runtime(tmp_path: Path) -> None:
         ("/reload", "Extensions reloaded."),
         ("/tree", "The session is empty."),
         ("/resume", "No saved sessions"),
+        ("/name groceries", "Session named 'groceries'."),
+        ("/new", "New session."),
+        ("/fork", "Forked into session"),
+        ("/compact", "nothing to compact yet"),
+        ("/quit", None),
     ],
 )
-def test_builtins_through_print_mode(tmp_path: Path, command: str, expected: str) -> None:
+def test_builtins_through_print_mode(tmp_path: Path, command: str, expected: str | None) -> None:
     project = Project.make(tmp_path)
     project.script([])
     result = project.run("-p", "--json", command)
     assert result.returncode == 0, result.stderr
     records = json_lines(result.stdout)
-    assert any(r["type"] == "command_output" and expected in r["text"] for r in records)
-    assert records[-1]["type"] == "turn_end"
+    shown = [
+        r.get("text") or r.get("message")
+        for r in records
+        if r["type"] in ("command_output", "notify")
+    ]
+    assert any(expected in text for text in shown) if expected else shown == []
+    assert records[-1]["type"] == "turn_end" and records[-1]["stop_reason"] == "completed"

@@ -45,7 +45,7 @@ def test_utf8_split_inside_a_character() -> None:
 
 
 def test_random_chunking_gives_the_same_events() -> None:
-    body = b"".join(f"event: e{i}\ndata: {{\"i\": {i}}}\n\n".encode() for i in range(200))
+    body = b"".join(f'event: e{i}\ndata: {{"i": {i}}}\n\n'.encode() for i in range(200))
     whole = decode_all(body, [])
     rng = random.Random(7)
     for _ in range(20):
