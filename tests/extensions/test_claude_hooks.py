@@ -326,7 +326,8 @@ async def test_post_tool_use_sees_the_response_and_replaces_it(tmp_path: Path) -
     seen = json.loads((tmp_path / "in.json").read_text())
     assert seen["hook_event_name"] == "PostToolUse"
     assert (seen["tool_name"], seen["tool_input"]) == ("Bash", {"command": "ls"})
-    assert (seen["tool_response"], seen["tool_use_id"]) == ("ran: ls", "c1")
+    bash_response = {"stdout": "ran: ls", "stderr": "", "interrupted": False, "isImage": False}
+    assert (seen["tool_response"], seen["tool_use_id"]) == (bash_response, "c1")
     assert results(records)[0].result.content == "[redacted]"
     assert told(provider) == "[redacted]"
 
@@ -403,3 +404,14 @@ async def test_without_hooks_nothing_changes(tmp_path: Path) -> None:
     records = await collect(hooks_runtime(tmp_path, provider, {}), "go")
     assert told(provider) == "ran: ls"
     assert notices(records) == []
+
+
+def test_bash_timeouts_are_milliseconds_for_claude_code() -> None:
+    from auger.extensions.claude_hooks import from_claude_input, to_claude_input
+
+    shown = to_claude_input("bash", {"command": "make", "timeout": 30}, Path("/p"))
+    assert shown == {"command": "make", "timeout": 30000}
+    assert from_claude_input("bash", {"command": "make", "timeout": 5000}) == {
+        "command": "make",
+        "timeout": 5.0,
+    }

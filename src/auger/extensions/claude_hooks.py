@@ -112,8 +112,20 @@ def to_claude_input(name: str, args: Mapping[str, Any], cwd: Path) -> dict[str, 
     for key, value in args.items():
         if key == "path" and isinstance(value, str):
             value = str(cwd / Path(value).expanduser())
+        elif name == "bash" and key == "timeout" and isinstance(value, int | float):
+            value = value * 1000  # Claude Code's Bash takes milliseconds, auger's seconds
         out[renames.get(key, key)] = value
     return out
+
+
+def to_claude_response(name: str, output: str, claude_input: Mapping[str, Any]) -> Any:
+    """A tool's result in the shape Claude Code gives PostToolUse hooks: an object for its
+    shell and file-writing tools, the text for every other tool."""
+    if name == "bash":
+        return {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}
+    if name in ("write", "edit"):
+        return {"filePath": claude_input.get("file_path", ""), "success": True}
+    return output
 
 
 def from_claude_input(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -121,7 +133,10 @@ def from_claude_input(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
     if name not in CLAUDE_TOOLS:
         return dict(args)
     back = {claude: ours for ours, claude in CLAUDE_TOOLS[name][1].items()}
-    return {back.get(key, key): value for key, value in args.items()}
+    out = {back.get(key, key): value for key, value in args.items()}
+    if name == "bash" and isinstance(out.get("timeout"), int | float):
+        out["timeout"] = out["timeout"] / 1000
+    return out
 
 
 def matches(matcher: Any, names: tuple[str, ...]) -> bool:
@@ -303,7 +318,7 @@ class Hooks:
             fields = {
                 "tool_name": name,
                 "tool_input": tool_input,
-                "tool_response": output,
+                "tool_response": to_claude_response(event.name, output, tool_input),
                 "tool_use_id": event.call_id,
             }
             result = await self.run(ctx, "PostToolUse", hook, fields)
