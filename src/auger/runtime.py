@@ -297,8 +297,8 @@ class Runtime:
             return tools
         return {k: v for k, v in tools.items() if k in self._allow}
 
-    def _file_stamps(self) -> dict[str, float | None]:
-        return {s.name: s.stamp() for s in self._sources if s.path is not None}
+    def _file_stamps(self) -> dict[Path, float | None]:
+        return {s.path: s.stamp() for s in self._sources if s.path is not None}
 
     async def reload(self) -> bool:
         """Re-import every extension and swap all registrations at once.
