@@ -146,7 +146,7 @@ class MessageBuilder:
 
 async def run_turn(rt: Runtime, text: str) -> None:
     """Run one prompt to its end; the stream always closes with `turn_end`."""
-    state = TurnState(text, usage=ZERO if rt.model.pricing else Usage())
+    state = TurnState(text, usage=rt.model.no_usage)
     try:
         await _turn(rt, state)
     except asyncio.CancelledError:

@@ -39,7 +39,7 @@ from auger.llm.errors import RetryPolicy
 from auger.llm.messages import Message
 from auger.llm.provider import Model, Provider
 from auger.llm.records import Record
-from auger.llm.usage import ZERO, Usage
+from auger.llm.usage import Usage
 from auger.loop import Exchange, run_turn
 from auger.records import Notify, SessionEnd, SessionStart, TurnEnd
 from auger.session.context import last_model, totals
@@ -185,7 +185,7 @@ class Runtime:
         # a stored key never leaks into the environment of the commands tools run
         self._keys = with_credentials(self.env, self.home, self._key_warnings.append)
         self.jobs = Jobs(clock)
-        self.bus = Bus(self._report, ctx=HandlerContext(self))
+        self.bus = Bus(self.notify, ctx=HandlerContext(self))
         self.exchange = Exchange(self)
         self._pending: list[Record] = []
         self._sink: Callable[[Any], None] | None = None
@@ -217,10 +217,8 @@ class Runtime:
         for failure in failures:
             self.notify(failure, "error")
         self._install(registrations)
-        self.model, self.provider = self._resolve(model or self._saved_model(), provider)
-        self.usage_total = (ZERO if self.model.pricing else Usage()) + totals(
-            self.conversation.session.branch()
-        ).usage
+        self.model, self.provider = self._choose(model, provider)
+        self.usage_total = self._tally()
 
     # -- set-up ---------------------------------------------------------------------------
 
@@ -230,20 +228,23 @@ class Runtime:
         path = new_session_path(self.home, self.cwd, session_id)
         return SessionFile.create(path, header, persist=save)
 
-    def _saved_model(self) -> str | None:
-        """A restored session's model, when its provider can still be reached."""
-        saved = last_model(self.conversation.session.branch())
-        if saved is None:
-            return None
-        spec = "/".join(saved)
-        try:
-            provider = split_spec(spec)[0]
-            if provider not in self.registrations.providers:
-                build_provider(provider_config(provider, self._keys, self.settings))
-        except ConfigError as exc:
-            self.notify(f"the session's model {spec} is not available ({exc})", "warning")
-            return None
-        return spec
+    def _choose(
+        self, model: str | Model | None, provider: Provider | None
+    ) -> tuple[Model, Provider]:
+        """The model asked for; else a restored session's, when its provider can still be
+        reached; else the configured one."""
+        saved = None if model or provider else last_model(self.conversation.session.branch())
+        if saved is not None:
+            spec = "/".join(saved)
+            try:
+                return self._resolve(spec, None)
+            except ConfigError as exc:
+                self.notify(f"the session's model {spec} is not available ({exc})", "warning")
+        return self._resolve(model, provider)
+
+    def _tally(self) -> Usage:
+        """What the current branch has used so far."""
+        return self.model.no_usage + totals(self.conversation.session.branch()).usage
 
     def _resolve(
         self, model: str | Model | None, provider: Provider | None
@@ -359,9 +360,6 @@ class Runtime:
         finally:
             self._observing_notices = False
 
-    def _report(self, message: str, level: str) -> None:
-        self.notify(message, level)
-
     def emit(self, record: Record) -> None:
         """Send a record to the stream of the running prompt (or the next one)."""
         if self._sink is not None:
@@ -474,8 +472,7 @@ class Runtime:
         self._start_reason, self._started = reason, False
         for warning in session.warnings:
             self.notify(warning, "warning")
-        branch_usage = totals(session.branch()).usage
-        self.usage_total = (ZERO if self.model.pricing else Usage()) + branch_usage
+        self.usage_total = self._tally()
 
     async def navigate(self, entry_id: str | None, summarize: bool = False) -> None:
         """Move to another point of this session's tree; the next message continues there.

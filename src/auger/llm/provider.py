@@ -9,7 +9,7 @@ import msgspec
 
 from auger.llm.messages import Message
 from auger.llm.records import Record
-from auger.llm.usage import Pricing, Usage
+from auger.llm.usage import ZERO, Pricing, Usage
 
 APIS = ("messages", "responses", "chat-completions", "scripted")
 
@@ -29,6 +29,11 @@ class Model(msgspec.Struct, frozen=True):
     def id(self) -> str:
         """`provider/name`."""
         return f"{self.provider}/{self.name}"
+
+    @property
+    def no_usage(self) -> Usage:
+        """Zero tokens; a cost of zero when the model is priced, unknown when it is not."""
+        return ZERO if self.pricing is not None else Usage()
 
     def price(self, usage: Usage) -> Usage:
         """`usage` with its cost filled in, or left `None` when the model is not priced."""

@@ -16,6 +16,7 @@ from auger.llm.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from auger.session.context import latest_compaction
 from auger.session.entries import CompactionEntry, Entry, MessageEntry
 
 CHARS_PER_TOKEN = 4
@@ -79,12 +80,9 @@ def plan(branch: Sequence[Entry], keep_recent_tokens: int) -> Plan | None:
     """
     previous: CompactionEntry | None = None
     start = 0
-    for i in range(len(branch) - 1, -1, -1):
-        if isinstance(branch[i], CompactionEntry):
-            previous = branch[i]  # type: ignore[assignment]
-            ids = [e.id for e in branch]
-            start = ids.index(previous.first_kept_id) if previous.first_kept_id in ids else i
-            break
+    found = latest_compaction(branch)
+    if found is not None:
+        previous, start = branch[found[0]], found[1]  # type: ignore[assignment]
     candidates = [e for e in branch[start:] if isinstance(e, MessageEntry) and e is not previous]
     total = sum(estimate(e.message) for e in candidates)
     recent = 0

@@ -39,15 +39,27 @@ class Totals(msgspec.Struct, frozen=True):
     messages: int
 
 
-def _kept(branch: Sequence[Entry]) -> tuple[list[Message], Iterable[Entry]]:
-    """The summary message of the latest compaction (if any) and the entries it keeps."""
+def latest_compaction(branch: Sequence[Entry]) -> tuple[int, int] | None:
+    """Where the latest compaction of `branch` is, and where the entries it keeps start
+    (its own index when its first kept entry is not on the branch); `None` without one."""
     for i in range(len(branch) - 1, -1, -1):
         entry = branch[i]
         if isinstance(entry, CompactionEntry):
             first = next((j for j in range(i) if branch[j].id == entry.first_kept_id), i)
-            summary = UserMessage.of(COMPACTION_PREFIX + entry.summary)
-            return [summary], [*branch[first:i], *branch[i + 1 :]]
-    return [], branch
+            return i, first
+    return None
+
+
+def _kept(branch: Sequence[Entry]) -> tuple[list[Message], Iterable[Entry]]:
+    """The summary message of the latest compaction (if any) and the entries it keeps."""
+    found = latest_compaction(branch)
+    if found is None:
+        return [], branch
+    i, first = found
+    compaction = branch[i]
+    assert isinstance(compaction, CompactionEntry)
+    summary = UserMessage.of(COMPACTION_PREFIX + compaction.summary)
+    return [summary], [*branch[first:i], *branch[i + 1 :]]
 
 
 def _as_message(entry: Entry) -> Message | None:
