@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from auger.llm.records import (
     FINISH_REASONS,
@@ -27,11 +27,14 @@ __all__ = [
     "STOP_REASONS",
     "AfterToolCall",
     "BeforeToolCall",
+    "DECISIONS",
     "CommandOutput",
     "Compact",
     "FinishReasonDone",
     "JobExit",
     "Notify",
+    "PermissionDecision",
+    "PermissionRequest",
     "ReasoningDelta",
     "ReasoningDone",
     "Record",
@@ -47,18 +50,21 @@ __all__ = [
     "plain",
 ]
 
-STOP_REASONS = frozenset(
-    {
-        "completed",
-        "length",
-        "max_steps",
-        "guardrail_blocked",
-        "context_window",
-        "content_filter",
-        "error",
-        "cancelled",
-    }
-)
+StopReason = Literal[
+    "completed",
+    "length",
+    "max_steps",
+    "guardrail_blocked",
+    "context_window",
+    "content_filter",
+    "error",
+    "cancelled",
+]
+STOP_REASONS: frozenset[str] = frozenset(StopReason.__args__)
+NoticeLevel = Literal["info", "warning", "error"]
+Decision = Literal["allow_once", "allow_always", "deny"]
+DECISIONS: tuple[Decision, ...] = ("allow_once", "allow_always", "deny")
+DecidedBy = Literal["rule", "mode", "user", "host"]
 
 
 class SessionStart(Record, frozen=True):
@@ -98,7 +104,7 @@ class Notify(Record, frozen=True):
 
     type: ClassVar[str] = "notify"
     message: str
-    level: str = "info"
+    level: NoticeLevel = "info"
 
 
 class BeforeToolCall(Record, frozen=True):
@@ -135,6 +141,34 @@ class JobExit(Record, frozen=True):
     output_path: str
 
 
+class PermissionRequest(Record, frozen=True):
+    """A tool call waits for the user's permission (SPEC §6).
+
+    `title` is one line a person understands; `rule` is the allow rule `allow_always` saves.
+    """
+
+    type: ClassVar[str] = "permission_request"
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"rule"})
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+    title: str
+    options: tuple[Decision, ...] = DECISIONS
+    rule: str | None = None
+
+
+class PermissionDecision(Record, frozen=True):
+    """How a permission question was decided, and by whom (a rule, the mode, the user, the
+    host that could not ask)."""
+
+    type: ClassVar[str] = "permission_decision"
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"rule"})
+    call_id: str
+    decision: Decision
+    by: DecidedBy
+    rule: str | None = None
+
+
 class Compact(Record, frozen=True):
     """The conversation was compacted."""
 
@@ -152,7 +186,7 @@ class TurnEnd(Record, frozen=True):
 
     type: ClassVar[str] = "turn_end"
     _omit_none: ClassVar[frozenset[str]] = frozenset({"error"})
-    stop_reason: str
+    stop_reason: StopReason
     usage: Usage
     text: str = ""
     error: dict[str, str] | None = None
