@@ -136,12 +136,16 @@ def _headless(opts: argparse.Namespace, prompt: str) -> int:
     from auger.hosts.headless import HeadlessHost, run_print
     from auger.hosts.launch import build_runtime
 
-    try:
-        runtime = build_runtime(opts, HeadlessHost(sys.stderr), Path(os.getcwd()))
-    except ConfigError as exc:
-        sys.stderr.write(f"auger: {exc}\n")
-        return 2
-    return asyncio.run(run_print(runtime, prompt, json_mode=opts.json, out=sys.stdout.buffer))
+    async def run() -> int:
+        try:
+            runtime = await build_runtime(opts, HeadlessHost(), Path(os.getcwd()))
+        except ConfigError as exc:
+            sys.stderr.write(f"auger: {exc}\n")
+            return 2
+        out, err = sys.stdout.buffer, sys.stderr
+        return await run_print(runtime, prompt, json_mode=opts.json, out=out, err=err)
+
+    return asyncio.run(run())
 
 
 if __name__ == "__main__":

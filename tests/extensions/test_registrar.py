@@ -104,7 +104,7 @@ async def test_replacing_a_command_is_reported(tmp_path: Path) -> None:
         isinstance(r, Notify) and r.message == "Extension b replaces command hi from a"
         for r in records
     )
-    assert rt.registrations.commands["hi"].owner == "b"
+    assert rt.commands["hi"].owner == "b"
 
 
 async def test_skills_folders_added_by_an_extension(tmp_path: Path) -> None:
@@ -115,7 +115,7 @@ async def test_skills_folders_added_by_an_extension(tmp_path: Path) -> None:
     rt = make_runtime(
         tmp_path, provider, bundled=True, extensions=[lambda g: g.skills(tmp_path / "team-skills")]
     )
-    assert "skill:deploy" in rt.registrations.commands
+    assert "skill:deploy" in rt.commands
     await collect(rt, "x")
     assert "<name>deploy</name>" in provider.requests[0].system
 

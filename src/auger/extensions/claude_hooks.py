@@ -24,6 +24,7 @@ from typing import Any
 
 import msgspec
 
+from auger.engine.context import Context
 from auger.events import (
     AgentEnd,
     BeforeAgentStart,
@@ -32,11 +33,18 @@ from auger.events import (
     ToolCallEvent,
     ToolEnd,
 )
-from auger.extensions.context import HandlerContext
-from auger.records import SessionEnd, SessionStart
+from auger.records import (
+    Decision,
+    PermissionDecision,
+    PermissionRequest,
+    SessionEnd,
+    SessionStart,
+)
 from auger.tools.jobs import signal_group, stop_group
 
 DEFAULT_TIMEOUT = 60.0
+ASK_ONCE: tuple[Decision, ...] = ("allow_once", "deny")
+"""What a hook's `ask` offers: it asks about this call only."""
 
 # auger tool → (Claude Code's name, auger argument → Claude Code's argument)
 CLAUDE_TOOLS: dict[str, tuple[str, dict[str, str]]] = {
@@ -168,7 +176,7 @@ class Hooks:
 
     # -- configuration ----------------------------------------------------------------------
 
-    def configured(self, ctx: HandlerContext, event: str, *names: str) -> list[Hook]:
+    def configured(self, ctx: Context, event: str, *names: str) -> list[Hook]:
         """The command hooks of `event` whose matcher selects one of `names` (all, if none)."""
         settings = ctx.settings.get("hooks")
         groups = settings.get(event) if isinstance(settings, dict) else None
@@ -192,7 +200,7 @@ class Hooks:
                     found.append(hook)
         return found
 
-    def _hook(self, ctx: HandlerContext, event: str, entry: Any) -> Hook | None:
+    def _hook(self, ctx: Context, event: str, entry: Any) -> Hook | None:
         if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
             return None
         kind = entry.get("type", "command")
@@ -208,7 +216,7 @@ class Hooks:
     # -- running one hook -------------------------------------------------------------------
 
     async def run(
-        self, ctx: HandlerContext, event: str, hook: Hook, fields: dict[str, Any]
+        self, ctx: Context, event: str, hook: Hook, fields: dict[str, Any]
     ) -> Result | None:
         """Run `hook` with the event's JSON on stdin; `None` when it failed (and was reported)."""
         cwd = str(ctx.cwd)
@@ -261,9 +269,7 @@ class Hooks:
 
     # -- the handlers -----------------------------------------------------------------------
 
-    async def tool_call(
-        self, event: ToolCallEvent, ctx: HandlerContext
-    ) -> str | dict[str, Any] | None:
+    async def tool_call(self, event: ToolCallEvent, ctx: Context) -> str | dict[str, Any] | None:
         """PreToolUse: block (a string), rewrite the input (a dict), ask, or allow (`None`)."""
         name = claude_tool(event.name)
         hooks = self.configured(ctx, "PreToolUse", name, event.name)
@@ -296,15 +302,21 @@ class Hooks:
                 tool_input, updated = dict(specific["updatedInput"]), True
             contexts.append(result.context)
         if asked is not None:
-            if "confirm" not in ctx.capabilities:
+            if "permission" not in ctx.capabilities:
                 return f"{asked} — not allowed: no one could be asked"
-            if not ctx.confirm(f"Allow {name}? {asked}"):
+            request = PermissionRequest(
+                event.call_id, event.name, event.input, f"Allow {name}? {asked}", ASK_ONCE
+            )
+            ctx.emit(request)
+            decision = await ctx.request_permission(request)
+            ctx.emit(PermissionDecision(event.call_id, decision, "user"))
+            if decision == "deny":
                 return f"{asked} — not allowed: the user declined"
         if any(contexts):
             self._tool_context[event.call_id] = _joined(*contexts)
         return from_claude_input(event.name, tool_input) if updated else None
 
-    async def tool_end(self, event: ToolEnd, ctx: HandlerContext) -> str | None:
+    async def tool_end(self, event: ToolEnd, ctx: Context) -> str | None:
         """PostToolUse (successful calls, as in Claude Code): replace or add to the result."""
         pending = self._tool_context.pop(event.call_id, "")
         name = claude_tool(event.name)
@@ -341,9 +353,7 @@ class Hooks:
         final = _joined(output, *contexts)
         return final if final != event.result else None
 
-    async def before_agent_start(
-        self, event: BeforeAgentStart, ctx: HandlerContext
-    ) -> str | bool | None:
+    async def before_agent_start(self, event: BeforeAgentStart, ctx: Context) -> str | bool | None:
         """UserPromptSubmit: cancel the turn (`False`) or add context to the prompt."""
         contexts: list[str] = []
         for hook in self.configured(ctx, "UserPromptSubmit"):
@@ -357,7 +367,7 @@ class Hooks:
             contexts.append(result.context or result.text.strip())
         return _joined(event.prompt, *contexts) if any(contexts) else None
 
-    async def agent_end(self, event: AgentEnd, ctx: HandlerContext) -> None:
+    async def agent_end(self, event: AgentEnd, ctx: Context) -> None:
         """Stop: observe only; a hook that asks to keep going is reported."""
         fields = {"stop_hook_active": False, "last_assistant_message": event.text}
         for hook in self.configured(ctx, "Stop"):
@@ -369,7 +379,7 @@ class Hooks:
                     "warning",
                 )
 
-    async def session_start(self, record: SessionStart, ctx: HandlerContext) -> None:
+    async def session_start(self, record: SessionStart, ctx: Context) -> None:
         """SessionStart: its context reaches the model with the turn's message."""
         source = SESSION_SOURCES.get(record.reason, "startup")
         for hook in self.configured(ctx, "SessionStart", source):
@@ -383,7 +393,7 @@ class Hooks:
             if context:
                 self._session_context.append(context)
 
-    async def session_end(self, record: SessionEnd, ctx: HandlerContext) -> None:
+    async def session_end(self, record: SessionEnd, ctx: Context) -> None:
         """SessionEnd: observe only."""
         reason = SESSION_END_REASONS.get(record.reason, "other")
         for hook in self.configured(ctx, "SessionEnd", reason):
@@ -399,7 +409,7 @@ class Hooks:
         return context
 
     async def session_before_compact(
-        self, event: SessionBeforeCompact, ctx: HandlerContext
+        self, event: SessionBeforeCompact, ctx: Context
     ) -> bool | None:
         """PreCompact: `False` cancels the compaction."""
         trigger = "auto" if event.automatic else "manual"

@@ -6,13 +6,13 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Iterator
 from typing import BinaryIO, TextIO
 
 import msgspec
 
+from auger.host import NullHost
 from auger.llm.records import Record
-from auger.records import CommandOutput, TextDelta, TurnEnd
+from auger.records import CommandOutput, Notify, TextDelta, TurnEnd
 from auger.runtime import Runtime
 
 EXIT_CODES = {
@@ -44,32 +44,15 @@ def exit_code(end: TurnEnd | None) -> int:
     return EXIT_CODES.get(end.stop_reason, 1)
 
 
-class HeadlessHost:
-    """A host that cannot ask: notices go to stderr, one line each."""
+class HeadlessHost(NullHost):
+    """A host that cannot ask: every question is declined (a permission denied), and the
+    Runtime says so on the stream."""
 
-    capabilities: frozenset[str] = frozenset({"notify"})
 
-    def __init__(self, err: TextIO) -> None:
-        self._err = err
-
-    def ask(self, question: str, options: list[str] | None = None, secret: bool = False) -> None:
-        """Declined: nobody to ask."""
-        return None
-
-    def confirm(self, question: str) -> bool:
-        """Declined: nobody to ask."""
-        return False
-
-    def notify(self, message: str, level: str) -> None:
-        """One line on stderr."""
-        prefix = "" if level == "info" else f"{level}: "
-        self._err.write(f"auger: {prefix}{message}\n")
-        self._err.flush()
-
-    @contextlib.contextmanager
-    def progress(self, label: str) -> Iterator[None]:
-        """Nothing to show."""
-        yield
+def notice_line(record: Notify) -> str:
+    """How a `notify` record reads on stderr: one line."""
+    prefix = "" if record.level == "info" else f"{record.level}: "
+    return f"auger: {prefix}{record.message}\n"
 
 
 class _Flusher:
@@ -91,8 +74,11 @@ class _Flusher:
             self._out.flush()
 
 
-async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: BinaryIO) -> int:
-    """Run one prompt, render it to `out` (UTF-8 bytes), and return the exit code (SPEC §5)."""
+async def run_print(
+    runtime: Runtime, prompt: str, *, json_mode: bool, out: BinaryIO, err: TextIO
+) -> int:
+    """Run one prompt, render it to `out` (UTF-8 bytes) and its notices to `err`, and return
+    the exit code (SPEC §5)."""
     loop = asyncio.get_running_loop()
     flusher = _Flusher(out, loop)
     interrupts = 0
@@ -122,7 +108,10 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Bina
             elif type(record) is CommandOutput:
                 wrote_text = record.text if record.text.endswith("\n") else record.text + "\n"
                 out.write(wrote_text.encode())
-            if type(record) is TurnEnd:
+            if type(record) is Notify:
+                err.write(notice_line(record))
+                err.flush()
+            elif type(record) is TurnEnd:
                 end = record
             flusher.request()
         if not json_mode and wrote_text and not wrote_text.endswith("\n"):

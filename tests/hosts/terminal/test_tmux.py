@@ -40,7 +40,7 @@ def log(event):
 
 def extension(g):
     async def colour(ctx):
-        answer = ctx.ask("Pick a colour", options=["red", "green", "blue"])
+        answer = await ctx.ask("Pick a colour", options=["red", "green", "blue"])
         await ctx.say(f"You picked {answer}")
 
     async def shutdown(event):
