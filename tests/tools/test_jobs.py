@@ -139,11 +139,14 @@ async def test_unknown_job_and_no_registry(call: Call, ctx: ToolContext) -> None
 async def test_stopping_a_group_returns_once_every_process_of_it_is_gone() -> None:
     from auger.tools.jobs import group_alive, stop_group
 
-    for _ in range(5):  # a leader that dies first used to leave its children running a moment
+    for _ in range(5):  # the leader's end used to be taken for the group's
         process = await asyncio.create_subprocess_exec(
-            "sh", "-c", "sleep 30 & sleep 30 & wait", start_new_session=True
+            "sh",
+            "-c",
+            "trap '' TERM; sleep 30 & sleep 30 & sleep 30 & wait",
+            start_new_session=True,
         )
         await asyncio.sleep(0.05)
         assert group_alive(process.pid)
-        await stop_group(process, grace=2.0)
+        await stop_group(process, grace=0.2)
         assert not group_alive(process.pid)
