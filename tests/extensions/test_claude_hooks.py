@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from auger.extensions.claude_hooks import extension, from_claude_input, matches, to_claude_input
+from auger.extensions.claude_format import from_claude_input, matches, to_claude_input
+from auger.extensions.claude_hooks import extension
 from auger.host import Host
 from auger.llm.messages import AssistantMessage, TextPart, UserMessage
 from auger.llm.records import Record
@@ -386,7 +387,7 @@ async def test_without_hooks_nothing_changes(tmp_path: Path) -> None:
 
 
 def test_bash_timeouts_are_milliseconds_for_claude_code() -> None:
-    from auger.extensions.claude_hooks import from_claude_input, to_claude_input
+    from auger.extensions.claude_format import from_claude_input, to_claude_input
 
     shown = to_claude_input("bash", {"command": "make", "timeout": 30}, Path("/p"))
     assert shown == {"command": "make", "timeout": 30000}
