@@ -52,7 +52,7 @@ class Sessions:
 
     saved: Callable[[], Sequence[tuple[str, str, float]]]
     """`(id, title, age in seconds)` of each saved session, newest first."""
-    resume: Callable[[Runtime, str], Awaitable[None]]
+    resume: Callable[[Runtime, str], Coroutine[Any, Any, None]]
     """Resume session `id` on the Runtime (awaited on the Runtime's loop)."""
 
 
@@ -326,7 +326,8 @@ class Terminal:
             if flushed is not None:
                 await flushed
         finally:
-            if self.app.is_running and not self.app.future.done():
+            future = self.app.future
+            if self.app.is_running and future is not None and not future.done():
                 self.app.exit(result=self.code)
 
     async def _shutdown(self) -> None:
@@ -358,7 +359,7 @@ class Terminal:
         sys.stdout.write(self.renderer.theme.paint("grey", _banner(self.cwd)) + "\n\n")
         sys.stdout.flush()
         try:
-            code = await self.app.run_async(pre_run=lambda: loop.call_soon(boot))
+            code = await self.app.run_async(pre_run=lambda: _soon(loop, boot))
         finally:
             await self._shutdown()
             if self.worker is not None:
@@ -366,6 +367,10 @@ class Terminal:
         sys.stdout.write(self.renderer.take())
         sys.stdout.flush()
         return code
+
+
+def _soon(loop: asyncio.AbstractEventLoop, fn: Callable[[], None]) -> None:
+    loop.call_soon(fn)
 
 
 def _banner(cwd: Path) -> str:

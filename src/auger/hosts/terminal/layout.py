@@ -7,7 +7,7 @@ question on screen or the input, and the status line.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
@@ -113,7 +113,7 @@ def application(term: Terminal, windows: Windows) -> Application[int]:
         [
             ConditionalContainer(
                 Window(
-                    FormattedTextControl(term.renderer.live),
+                    FormattedTextControl(lambda: cast(StyleAndTextTuples, term.renderer.live())),
                     wrap_lines=True,
                     dont_extend_height=True,
                 ),
