@@ -20,6 +20,7 @@ from auger.compact import CompactionSettings, compact
 from auger.compact import summarize as summarize_messages
 from auger.config.credentials import with_credentials
 from auger.config.errors import ConfigError
+from auger.config.http import transport_from
 from auger.config.models import (
     build_provider,
     choose_model,
@@ -261,13 +262,15 @@ class Runtime:
             entry = added.models.get(name, {})
             return model_from_entry(provider_name, name, "extension", entry), added.factory()
         config = provider_config(provider_name, self._keys, self.settings)
-        return resolve_model(spec, config), build_provider(config)
+        transport = transport_from(self.env, self.settings)
+        return resolve_model(spec, config), build_provider(config, transport)
 
     def _provider_for(self, name: str) -> Provider:
         added = self.registrations.providers.get(name)
         if added is not None:
             return added.factory()
-        return build_provider(provider_config(name, self._keys, self.settings))
+        config = provider_config(name, self._keys, self.settings)
+        return build_provider(config, transport_from(self.env, self.settings))
 
     def _base(self) -> Registrations:
         base = Registrations()
