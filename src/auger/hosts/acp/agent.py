@@ -93,11 +93,10 @@ T = TypeVar("T")
 TOOL_KINDS = {
     "read": "read",
     "ls": "read",
-    "job_output": "read",
+    "jobs": "execute",
     "write": "edit",
     "edit": "edit",
     "bash": "execute",
-    "job_kill": "execute",
     "grep": "search",
     "find": "search",
 }
