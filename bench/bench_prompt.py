@@ -123,6 +123,26 @@ class Measured:
 
 # --- auger ---------------------------------------------------------------------------------
 
+# The order the benchmark recommends, simulated with an extension until the runtime adopts it:
+# what varies by project and day leaves the system prompt for a message ahead of the first user
+# message, after the tools, so every session opens with the same bytes.
+CONTEXT_MESSAGE = """
+import os
+from datetime import date
+
+from auger.llm.messages import UserMessage
+
+
+def extension(g):
+    g.prompt("date", "")
+    g.prompt("cwd", "")
+    text = (
+        f"<context>\\nThe current working directory is {os.getcwd()}.\\n"
+        f"Today's date is {date.today().isoformat()}.\\n</context>"
+    )
+    g.on("context", lambda e: [UserMessage.of(text), *e.messages])
+"""
+
 
 def auger_settings(api: str, server: FakeServer) -> dict[str, Any]:
     base = server.url if api == "messages" else server.url + "/v1"
@@ -132,19 +152,23 @@ def auger_settings(api: str, server: FakeServer) -> dict[str, Any]:
     }
 
 
-def run_auger(api: str, server: FakeServer, tmp: Path) -> Measured:
+def run_auger(api: str, server: FakeServer, tmp: Path, *, moved: bool = False) -> Measured:
     home = tmp / "auger-home"
     home.mkdir(exist_ok=True)
     (home / "settings.json").write_text(json.dumps(auger_settings(api, server)))
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp), "AUGER_HOME": str(home), "LOCAL_KEY": "sk"}
     auger = [str(Path(sys.executable).parent / "auger"), "-p"]
+    if moved:
+        (tmp / "context_message.py").write_text(CONTEXT_MESSAGE)
+        auger += ["--extension", str(tmp / "context_message.py")]
     turn = [
         replies.calls(api, ("call_1", "read", {"path": "notes.txt"})),
         replies.calls(api, ("call_2", "read", {"path": "todo.txt"})),
         replies.text(api, "Nothing is left."),
     ]
     first, other = session_pair(server, lambda cwd: run([*auger, PROMPT], env, cwd), tmp, turn, api)
-    return Measured("auger", api, first[0], first, other)
+    label = "auger, cwd and date in a context message" if moved else "auger"
+    return Measured(label, api, first[0], first, other)
 
 
 # --- pi and Codex --------------------------------------------------------------------------
@@ -256,9 +280,10 @@ def main() -> None:
     measured: list[Measured] = []
     notes: list[str] = []
     with FakeServer() as server:
-        for api in APIS:
-            with tempfile.TemporaryDirectory() as tmp:
-                measured.append(run_auger(api, server, Path(tmp)))
+        for moved in (False, True):
+            for api in APIS:
+                with tempfile.TemporaryDirectory() as tmp:
+                    measured.append(run_auger(api, server, Path(tmp), moved=moved))
         for name, label, runner, package in (
             ("pi", "pi", run_pi, "@mariozechner/pi-coding-agent"),
             ("codex", "Codex", run_codex, "@openai/codex"),
