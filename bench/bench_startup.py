@@ -74,7 +74,7 @@ class Harness:
         self.rss.append(rss)
 
 
-def auger(server: FakeServer, tmp: Path) -> Harness:
+def auger(server: FakeServer, tmp: Path, command: str) -> Harness:
     home = tmp / "auger-home"
     home.mkdir()
     settings = {"model": "openai/test-model"}
@@ -86,7 +86,6 @@ def auger(server: FakeServer, tmp: Path) -> Harness:
         "OPENAI_API_KEY": "sk-bench",
         "OPENAI_BASE_URL": server.url + "/v1",
     }
-    command = str(Path(sys.executable).parent / "auger")
     return Harness("auger", [command, "--version"], [command, "-p", "Say hello."], env)
 
 
@@ -103,6 +102,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--node-bin", type=Path, help="where npm put `codex`")
+    parser.add_argument(
+        "--auger",
+        default=str(Path(sys.executable).parent / "auger"),
+        help="the auger command to time (another checkout's, to compare builds)",
+    )
     args = parser.parse_args()
     found = None
     if args.node_bin is not None and (args.node_bin / "codex").exists():
@@ -113,7 +117,7 @@ def main() -> None:
         cwd = root / "project"
         cwd.mkdir()
         (root / "a").mkdir()
-        harnesses = [auger(server, root / "a")]
+        harnesses = [auger(server, root / "a", args.auger)]
         if found:
             (root / "c").mkdir()
             harnesses.append(codex(found, server, root / "c"))
@@ -135,10 +139,25 @@ def main() -> None:
         return [label, *cells]
 
     rows = [
-        row("start → first request (median)", [statistics.median(h.first) for h in harnesses], 1e3, "ms"),
+        row(
+            "start → first request (median)",
+            [statistics.median(h.first) for h in harnesses],
+            1e3,
+            "ms",
+        ),
         row("start → first request (best)", [min(h.first) for h in harnesses], 1e3, "ms"),
-        row("one short reply, wall (median)", [statistics.median(h.walls) for h in harnesses], 1e3, "ms"),
-        row("`--version` wall (median)", [statistics.median(h.versions) for h in harnesses], 1e3, "ms"),
+        row(
+            "one short reply, wall (median)",
+            [statistics.median(h.walls) for h in harnesses],
+            1e3,
+            "ms",
+        ),
+        row(
+            "`--version` wall (median)",
+            [statistics.median(h.versions) for h in harnesses],
+            1e3,
+            "ms",
+        ),
         row("peak RSS", [max(h.rss) for h in harnesses], 1 / 2**20, "MB"),
     ]
     print(grid(headers, rows))
