@@ -4,8 +4,9 @@ Run: .venv/bin/python bench/bench_cli.py [--runs N]
 
 Measures, on this machine: `auger --version` wall time; process start to the first request
 received by the server, and the same for a bare script that streams one request through
-auger's HTTP transport (asyncio + h11: the floor auger's own code sits on); total time of a short reply; CPU per streamed delta in `--json` mode
-(a 5,000-delta reply, less a 1-delta reply); and peak RSS. Prints a Markdown table.
+auger's HTTP transport (asyncio + h11: the floor auger's own code sits on); total time of a
+short reply; CPU per streamed delta in `--json` mode (a 5,000-delta reply, less a 1-delta
+reply); and peak RSS. Prints a Markdown table.
 """
 
 from __future__ import annotations

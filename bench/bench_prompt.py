@@ -30,7 +30,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -152,22 +152,38 @@ def auger_settings(api: str, server: FakeServer) -> dict[str, Any]:
     }
 
 
-def run_auger(api: str, server: FakeServer, tmp: Path, *, moved: bool = False) -> Measured:
+Variant = Literal["default", "context message", "MCP server", "AGENTS.md edited"]
+
+
+def run_auger(api: str, server: FakeServer, tmp: Path, variant: Variant = "default") -> Measured:
+    """auger's requests: the default configuration, or one variant of it."""
     home = tmp / "auger-home"
     home.mkdir(exist_ok=True)
-    (home / "settings.json").write_text(json.dumps(auger_settings(api, server)))
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp), "AUGER_HOME": str(home), "LOCAL_KEY": "sk"}
+    settings = auger_settings(api, server)
+    path = os.environ["PATH"]
     auger = [str(Path(sys.executable).parent / "auger"), "-p"]
-    if moved:
+    first_step = replies.calls(api, ("call_1", "read", {"path": "notes.txt"}))
+    if variant == "context message":
         (tmp / "context_message.py").write_text(CONTEXT_MESSAGE)
         auger += ["--extension", str(tmp / "context_message.py")]
+    elif variant == "MCP server":  # its tools arrive once it has started: here, mid-turn
+        settings["mcp"] = {"servers": {"time": {"command": "mcp-server-time"}}}
+        path = f"{Path(sys.executable).parent}{os.pathsep}{path}"
+        half = len(first_step.body) // 2  # a slow first step, so the server is up before the next
+        first_step = Reply(chunks=[first_step.body[:half], first_step.body[half:]], chunk_delay=3.0)
+    elif variant == "AGENTS.md edited":  # the turn's first step edits the instructions
+        (home / "AGENTS.md").write_text("Keep answers short.\n")
+        edit = {"path": str(home / "AGENTS.md"), "content": "Keep answers shorter.\n"}
+        first_step = replies.calls(api, ("call_1", "write", edit))
+    (home / "settings.json").write_text(json.dumps(settings))
+    env = {"PATH": path, "HOME": str(tmp), "AUGER_HOME": str(home), "LOCAL_KEY": "sk"}
     turn = [
-        replies.calls(api, ("call_1", "read", {"path": "notes.txt"})),
+        first_step,
         replies.calls(api, ("call_2", "read", {"path": "todo.txt"})),
         replies.text(api, "Nothing is left."),
     ]
     first, other = session_pair(server, lambda cwd: run([*auger, PROMPT], env, cwd), tmp, turn, api)
-    label = "auger, cwd and date in a context message" if moved else "auger"
+    label = "auger" if variant == "default" else f"auger: {variant}"
     return Measured(label, api, first[0], first, other)
 
 
@@ -280,10 +296,19 @@ def main() -> None:
     measured: list[Measured] = []
     notes: list[str] = []
     with FakeServer() as server:
-        for moved in (False, True):
-            for api in APIS:
+        variants: list[tuple[Variant, tuple[str, ...]]] = [
+            ("default", APIS),
+            ("context message", APIS),
+            ("MCP server", ("chat-completions",)),
+            ("AGENTS.md edited", ("chat-completions",)),
+        ]
+        for variant, apis in variants:
+            for api in apis:
                 with tempfile.TemporaryDirectory() as tmp:
-                    measured.append(run_auger(api, server, Path(tmp), moved=moved))
+                    try:
+                        measured.append(run_auger(api, server, Path(tmp), variant))
+                    except RuntimeError as exc:
+                        notes.append(f"auger ({variant}, {api}): failed — {exc}")
         for name, label, runner, package in (
             ("pi", "pi", run_pi, "@mariozechner/pi-coding-agent"),
             ("codex", "Codex", run_codex, "@openai/codex"),
