@@ -401,3 +401,35 @@ def test_lower_case_variables_win_and_all_proxy_is_the_fallback():
     assert proxies.for_url("https", "x", 443).hostname == "low"
     assert proxies.for_url("http", "x", 80).hostname == "all"
     assert Proxies.from_env({}).for_url("https", "x", 443) is None
+
+
+async def test_a_cancelled_stream_drops_its_connection(transport: HttpTransport):
+    gate = asyncio.Event()
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            await read_request(reader)
+            writer.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nfirst\r\n")
+            await writer.drain()
+            await gate.wait()
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+
+    async with Server(handler) as server:
+        url = f"http://127.0.0.1:{server.port}/"
+        got: list[bytes] = []
+
+        async def consume() -> None:
+            async with transport.stream(HttpRequest("POST", url, {}, b"{}")) as response:
+                async for chunk in response.aiter_bytes():
+                    got.append(chunk)
+
+        task = asyncio.create_task(consume())
+        while not got:
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        gate.set()
+        assert await fetch(transport, url) == (200, b"first")
+        assert server.connections == 2  # the half-read one was not put back in the pool

@@ -64,6 +64,12 @@ class Response:
         """The body's chunks, as they come."""
         return self._body
 
+    async def aclose(self) -> None:
+        """Stop reading the body (what is left of it is not wanted)."""
+        close = getattr(self._body, "aclose", None)
+        if close is not None:
+            await close()
+
     async def aread(self, limit: int = 1 << 20) -> bytes:
         """The body, up to `limit` bytes (an error body is never worth more)."""
         parts: list[bytes] = []
@@ -354,6 +360,7 @@ class HttpTransport:
         try:
             yield response
         finally:
+            await response.aclose()
             self._release(key, connection)
 
     def _reuse(self, key: tuple[str, str, int]) -> _Connection | None:
