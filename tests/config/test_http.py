@@ -11,6 +11,8 @@ from auger.config.errors import ConfigError
 from auger.config.http import transport_from
 from auger.llm.transport import Timeouts
 from auger.runtime import Runtime
+from support.chat import text
+from support.sockets import Proxy, Server, read_request
 
 
 def test_defaults():
@@ -68,3 +70,30 @@ async def test_a_silent_server_ends_the_turn_after_the_idle_timeout(tmp_path: Pa
     end = records[-1]
     assert end.type == "turn_end" and end.stop_reason == "error"
     assert end.error["message"] == "local: no data from 127.0.0.1 for 0.2 s (http.idle_timeout)"
+
+
+async def test_a_runtime_reaches_its_provider_through_the_proxy_in_its_env(tmp_path: Path):
+    reply = text("Hello through the proxy.").body
+
+    async def origin(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+            b"content-length: %d\r\n\r\n%s" % (len(reply), reply)
+        )
+        await writer.drain()
+
+    proxy = Proxy()
+    async with Server(origin) as server, Server(proxy.handle) as hop:
+        base = f"http://127.0.0.1:{server.port}/v1"
+        settings = {"providers": {"local": {"api": "chat-completions", "base_url": base}}}
+        env = {"HTTP_PROXY": f"http://127.0.0.1:{hop.port}"}
+        runtime = Runtime(
+            "local/m", settings=settings, env=env, home=tmp_path, cwd=tmp_path, bundled=False
+        )
+        try:
+            answer = await runtime.ask("hi")
+        finally:
+            await runtime.close()
+    assert answer.text == "Hello through the proxy."
+    assert proxy.heads[0].startswith(f"POST {base}/chat/completions HTTP/1.1".encode())
