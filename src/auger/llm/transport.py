@@ -1,30 +1,28 @@
 """HTTP/1.1 over asyncio with h11: pooled keep-alive connections, TLS, proxies, timeouts.
 
-h11 parses the protocol (it is the parser under httpx); this module only moves bytes. The idle
-timeout runs between bytes: one lazy timer per connection is re-armed only when it fires, so a
-fast stream pays nothing per chunk for it.
+h11 parses the protocol (it is the parser under httpx); this module keeps connections and
+moves their bytes (`socket_reader`), through the proxy `proxy` picks.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import ipaddress
 import zlib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import SplitResult, unquote, urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 import h11
 import msgspec
 
 from auger._version import __version__
+from auger.llm.proxy import Proxies, basic_auth
+from auger.llm.socket_reader import IdleTimeout, Wire
 
 if TYPE_CHECKING:
     import ssl
 
-_READ_LIMIT = 1 << 20  # bytes buffered before the socket stops being read
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _USER_AGENT = f"auger/{__version__}"
 
@@ -110,173 +108,10 @@ def default_ssl_context() -> ssl.SSLContext:
     return _ssl_context
 
 
-class Proxies(msgspec.Struct, frozen=True):
-    """`HTTP(S)_PROXY`, `ALL_PROXY` and `NO_PROXY` as curl reads them (lower case first)."""
-
-    http: str | None = None
-    https: str | None = None
-    no_proxy: tuple[str, ...] = ()
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Proxies:
-        """The proxy settings in `env`."""
-
-        def get(name: str) -> str | None:
-            return env.get(name.lower()) or env.get(name.upper()) or None
-
-        fallback = get("all_proxy")
-        skip = tuple(p.strip().lower() for p in (get("no_proxy") or "").split(",") if p.strip())
-        return cls(get("http_proxy") or fallback, get("https_proxy") or fallback, skip)
-
-    def for_url(self, scheme: str, host: str, port: int) -> SplitResult | None:
-        """The proxy to reach `host` through, or `None` to go direct."""
-        proxy = self.https if scheme == "https" else self.http
-        if not proxy or self._bypass(host.lower(), port):
-            return None
-        return urlsplit(proxy if "://" in proxy else "http://" + proxy)
-
-    def _bypass(self, host: str, port: int) -> bool:
-        for entry in self.no_proxy:
-            if entry == "*":
-                return True
-            name, _, entry_port = (
-                entry.rpartition(":") if entry.count(":") == 1 else (entry, "", "")
-            )
-            if entry_port and entry_port != str(port):
-                continue
-            name = name.strip("[]").lstrip(".")
-            if host == name or host.endswith("." + name) or _in_network(host, name):
-                return True
-        return False
-
-
-def _in_network(host: str, entry: str) -> bool:
-    if "/" not in entry:
-        return False
-    try:
-        return ipaddress.ip_address(host.strip("[]")) in ipaddress.ip_network(entry, strict=False)
-    except ValueError:
-        return False
-
-
-class _IdleTimeout(Exception):
-    pass
-
-
-class _Wire(asyncio.Protocol):
-    """A socket's bytes, read on demand, with the idle timeout measured while waiting."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, idle: float) -> None:
-        self.loop = loop
-        self.idle = idle
-        self.transport: asyncio.Transport | None = None
-        self._chunks: list[bytes] = []
-        self._size = 0
-        self._eof = False
-        self._error: BaseException | None = None
-        self._waiter: asyncio.Future[None] | None = None
-        self._wait_since = 0.0
-        self._timer: asyncio.TimerHandle | None = None
-        self._drain: asyncio.Future[None] | None = None
-        self._paused = False
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-
-    def data_received(self, data: bytes) -> None:
-        self._chunks.append(data)
-        self._size += len(data)
-        if self._size > _READ_LIMIT and self.transport is not None:
-            self.transport.pause_reading()
-            self._paused = True
-        self._wake()
-
-    def eof_received(self) -> bool:
-        self._eof = True
-        self._wake()
-        return False
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._eof = True
-        self._error = exc
-        self._wake()
-        if self._drain is not None and not self._drain.done():
-            self._drain.set_result(None)
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def pause_writing(self) -> None:
-        self._drain = self.loop.create_future()
-
-    def resume_writing(self) -> None:
-        if self._drain is not None and not self._drain.done():
-            self._drain.set_result(None)
-        self._drain = None
-
-    def _wake(self) -> None:
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
-
-    def closed(self) -> bool:
-        """Whether the peer has closed (or sent something unasked, which is as bad)."""
-        return self._eof or bool(self._chunks)
-
-    def buffered(self) -> bytes:
-        """What has arrived and not been read, without waiting."""
-        data = b"".join(self._chunks)
-        self._chunks.clear()
-        self._size = 0
-        if self._paused and self.transport is not None:
-            self.transport.resume_reading()
-            self._paused = False
-        return data
-
-    async def read(self) -> bytes:
-        """The next bytes; `b""` at the end; `_IdleTimeout` after `idle` seconds of silence."""
-        while not self._chunks:
-            if self._eof:
-                if self._error is not None:
-                    raise self._error
-                return b""
-            self._waiter = self.loop.create_future()
-            self._wait_since = self.loop.time()
-            if self._timer is None:
-                self._timer = self.loop.call_at(self._wait_since + self.idle, self._check)
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self.buffered()
-
-    def _check(self) -> None:
-        self._timer = None
-        if self._waiter is None or self._waiter.done():
-            return
-        due = self._wait_since + self.idle
-        if self.loop.time() >= due:
-            self._waiter.set_exception(_IdleTimeout())
-        else:
-            self._timer = self.loop.call_at(due, self._check)
-
-    async def write(self, data: bytes) -> None:
-        """Send `data`, waiting while the socket's buffer is full."""
-        if self.transport is None or self.transport.is_closing():
-            raise ConnectionResetError("the connection is closed")
-        self.transport.write(data)
-        if self._drain is not None:
-            await self._drain
-
-    def abort(self) -> None:
-        """Drop the connection now."""
-        if self.transport is not None:
-            self.transport.abort()
-
-
 class _Connection:
     """One socket and its h11 state; `origin` names it in errors."""
 
-    def __init__(self, wire: _Wire, host: str, origin: str) -> None:
+    def __init__(self, wire: Wire, host: str, origin: str) -> None:
         self.wire = wire
         self.host = host
         self.origin = origin
@@ -349,7 +184,7 @@ class HttpTransport:
                 connection.wire.abort()  # the server had dropped it: one fresh attempt
                 connection = await self._connect(scheme, host, port, proxy)
                 response = await self._send(connection, request, url, proxy)
-        except _IdleTimeout:
+        except IdleTimeout:
             if connection is not None:
                 connection.wire.abort()
             raise TransportError(self._silent(host)) from None
@@ -387,7 +222,7 @@ class HttpTransport:
         self, scheme: str, host: str, port: int, proxy: SplitResult | None
     ) -> _Connection:
         loop = asyncio.get_running_loop()
-        wire = _Wire(loop, self.timeouts.idle)
+        wire = Wire(loop, self.timeouts.idle)
         tls = (self._ssl or default_ssl_context()) if scheme == "https" else None
         target = proxy.hostname if proxy else host
         target_port = (proxy.port or 80) if proxy else port
@@ -413,7 +248,7 @@ class HttpTransport:
             raise TransportError(
                 f"connecting to {origin} timed out after {self.timeouts.connect:g} s"
             ) from None
-        except _IdleTimeout:
+        except IdleTimeout:
             wire.abort()
             raise TransportError(self._silent(target or host)) from None
         except OSError as exc:  # refused, unreachable, DNS, TLS (ssl.SSLError is an OSError)
@@ -432,7 +267,7 @@ class HttpTransport:
         headers |= request.headers
         headers["content-length"] = str(len(request.content))
         if proxy is not None and url.scheme == "http" and proxy.username:
-            headers["proxy-authorization"] = _basic(proxy)
+            headers["proxy-authorization"] = basic_auth(proxy)
         h = connection.h11
         try:
             data = h.send(
@@ -470,7 +305,7 @@ class HttpTransport:
                     if decoder is not None and (tail := decoder.flush()):
                         yield tail
                     return
-        except _IdleTimeout:
+        except IdleTimeout:
             raise TransportError(self._silent(connection.host)) from None
         except (h11.ProtocolError, OSError, zlib.error) as exc:
             raise TransportError(_broken(connection, exc)) from None
@@ -483,13 +318,13 @@ class HttpTransport:
         self._idle.clear()
 
 
-async def _tunnel(wire: _Wire, host: str, port: int, proxy: SplitResult) -> None:
+async def _tunnel(wire: Wire, host: str, port: int, proxy: SplitResult) -> None:
     """Ask `proxy` for a raw tunnel to `host:port` (HTTP CONNECT)."""
     connection = _Connection(wire, host, f"proxy {proxy.hostname}:{proxy.port or 80}")
     authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     headers = [("host", authority), ("user-agent", _USER_AGENT)]
     if proxy.username:
-        headers.append(("proxy-authorization", _basic(proxy)))
+        headers.append(("proxy-authorization", basic_auth(proxy)))
     h = connection.h11
     try:
         await wire.write(h.send(h11.Request(method="CONNECT", target=authority, headers=headers)))
@@ -506,11 +341,6 @@ async def _tunnel(wire: _Wire, host: str, port: int, proxy: SplitResult) -> None
         raise OSError("the proxy sent data before the tunnel opened")
 
 
-def _basic(proxy: SplitResult) -> str:
-    user = f"{unquote(proxy.username or '')}:{unquote(proxy.password or '')}"
-    return "Basic " + base64.b64encode(user.encode()).decode()
-
-
 def _reason(exc: BaseException) -> str:
     reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None)
     return str(reason or exc or type(exc).__name__)
@@ -519,7 +349,7 @@ def _reason(exc: BaseException) -> str:
 def _broken(connection: _Connection, exc: BaseException) -> str:
     if isinstance(exc, h11.LocalProtocolError):
         return f"cannot send the request to {connection.origin}: {exc}"
-    if connection.wire._eof and isinstance(exc, h11.RemoteProtocolError):
+    if connection.wire.at_eof and isinstance(exc, h11.RemoteProtocolError):
         return f"{connection.origin} closed the connection mid-response"
     if isinstance(exc, OSError):
         return f"the connection to {connection.origin} failed: {_reason(exc)}"
