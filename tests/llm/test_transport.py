@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 import trustme
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auger.llm.errors import ProviderError
 from auger.llm.http import HttpClient
@@ -326,3 +328,40 @@ async def test_a_cancelled_stream_drops_its_connection(transport: HttpTransport)
         gate.set()
         assert await fetch(transport, url) == (200, b"first")
         assert server.connections == 2  # the half-read one was not put back in the pool
+
+
+_HEAD = st.sampled_from(
+    [
+        b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\ncontent-length: 9\r\n\r\n",
+        b"HTTP/1.1 100 Continue\r\n\r\n",
+        b"HTTP/1.0 500 Oops\r\n\r\n",
+        b"HTTP/1.1 101 Switching Protocols\r\nupgrade: h2c\r\n\r\n",
+        b"",
+    ]
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
+@given(head=_HEAD, rest=st.binary(max_size=200))
+def test_whatever_a_server_sends_is_a_response_or_a_transport_error(head: bytes, rest: bytes):
+    async def scenario() -> None:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await read_request(reader)
+            writer.write(head + rest)
+            await writer.drain()
+
+        transport = HttpTransport(timeouts=Timeouts(connect=2, write=2, idle=0.5))
+        async with Server(handler) as server:
+            try:
+                status, _ = await fetch(transport, f"http://127.0.0.1:{server.port}/")
+            except TransportError as exc:
+                assert str(exc)
+            else:
+                assert 100 <= status < 600
+            finally:
+                await transport.aclose()
+
+    asyncio.run(scenario())
