@@ -3,7 +3,8 @@
 Run: .venv/bin/python bench/bench_startup.py [--runs N] [--node-bin DIR]
 
 Both harnesses speak the OpenAI Responses format to the same scripted 127.0.0.1 server, runs
-interleaved so both see the same machine load; each answers one short reply. Codex
+interleaved so both see the same machine load; each answers one short reply. Wall times
+need a quiet machine (the load average is printed); the CPU row does not. Codex
 (`@openai/codex` from npm) is found on PATH or in --node-bin; without it the benchmark says
 so and measures auger alone.
 """
@@ -33,8 +34,8 @@ from support.server import FakeServer  # noqa: E402
 TARGET_RATIO = 0.9
 
 
-def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int]:
-    """Start time, wall seconds and peak RSS bytes of one run that must succeed."""
+def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, float]:
+    """Start time, wall seconds, peak RSS bytes and CPU seconds of one run that must succeed."""
     started = time.perf_counter()
     proc = subprocess.Popen(
         argv,
@@ -48,7 +49,7 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float
     wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{argv[0]} exited {os.waitstatus_to_exitcode(status)}")
-    return started, wall, usage.ru_maxrss * 1024
+    return started, wall, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
 class Harness:
@@ -63,15 +64,17 @@ class Harness:
         self.walls: list[float] = []
         self.versions: list[float] = []
         self.rss: list[int] = []
+        self.cpu: list[float] = []
 
     def once(self, server: FakeServer, cwd: Path) -> None:
         self.versions.append(timed(self.version, self.env, cwd)[1])
         server.queue(replies.text("responses", "Hello."))
         seen = len(server.requests)
-        started, wall, rss = timed(self.prompt, self.env, cwd)
+        started, wall, rss, cpu = timed(self.prompt, self.env, cwd)
         self.first.append(server.requests[seen].received - started)
         self.walls.append(wall)
         self.rss.append(rss)
+        self.cpu.append(cpu)
 
 
 def auger(server: FakeServer, tmp: Path, command: str) -> Harness:
@@ -123,11 +126,16 @@ def main() -> None:
             harnesses.append(codex(found, server, root / "c"))
         for harness in harnesses:  # a warm-up run each: disk caches, not start-up, are cold
             harness.once(server, cwd)
-            harness.first.clear(), harness.walls.clear(), harness.versions.clear()
+            for kept in (harness.first, harness.walls, harness.versions, harness.cpu):
+                kept.clear()
         for _ in range(args.runs):
             for harness in harnesses:
                 harness.once(server, cwd)
-    print(f"runs: {args.runs} · python {sys.version.split()[0]} · {os.cpu_count()} cores\n")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"runs: {args.runs} · python {sys.version.split()[0]} · {os.cpu_count()} cores · "
+        f"load average {load}\n"
+    )
     headers = ["measure", *(h.name for h in harnesses)]
     if len(harnesses) == 2:
         headers.append("auger ÷ Codex")
@@ -149,6 +157,12 @@ def main() -> None:
         row(
             "one short reply, wall (median)",
             [statistics.median(h.walls) for h in harnesses],
+            1e3,
+            "ms",
+        ),
+        row(
+            "CPU (user + sys), one short reply (median)",
+            [statistics.median(h.cpu) for h in harnesses],
             1e3,
             "ms",
         ),
