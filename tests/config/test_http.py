@@ -36,6 +36,11 @@ def test_a_bad_timeout_names_the_key(value: object):
         transport_from({}, {"http": {"idle_timeout": value}})
 
 
+def test_a_proxy_that_cannot_be_used_is_a_configuration_error():
+    with pytest.raises(ConfigError, match=r"ALL_PROXY\) is socks5://p:1080: only http://"):
+        transport_from({"ALL_PROXY": "socks5://p:1080"}, {})
+
+
 def test_http_must_be_an_object():
     with pytest.raises(ConfigError, match='settings "http" must be an object'):
         transport_from({}, {"http": [90]})

@@ -20,7 +20,11 @@ _KEYS = {
 
 def transport_from(env: Mapping[str, str], settings: Mapping[str, Any]) -> HttpTransport:
     """A transport with settings' `http.*_timeout` seconds and the proxies named in `env`."""
+    from auger.llm.proxy import Proxies
     from auger.llm.transport import HttpTransport, Timeouts
+
+    if problem := Proxies.from_env(env).unsupported():
+        raise ConfigError(problem)
 
     raw = settings.get("http") or {}
     if not isinstance(raw, dict):

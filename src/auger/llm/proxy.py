@@ -29,6 +29,13 @@ class Proxies(msgspec.Struct, frozen=True):
         skip = tuple(p.strip().lower() for p in (get("no_proxy") or "").split(",") if p.strip())
         return cls(get("http_proxy") or fallback, get("https_proxy") or fallback, skip)
 
+    def unsupported(self) -> str | None:
+        """Why a configured proxy cannot be used (only http:// proxies can), or `None`."""
+        for name, proxy in (("HTTP_PROXY", self.http), ("HTTPS_PROXY", self.https)):
+            if proxy and "://" in proxy and not proxy.lower().startswith("http://"):
+                return f"{name} (or ALL_PROXY) is {proxy}: only http:// proxies are supported"
+        return None
+
     def for_url(self, scheme: str, host: str, port: int) -> SplitResult | None:
         """The proxy to reach `host` through, or `None` to go direct."""
         proxy = self.https if scheme == "https" else self.http
