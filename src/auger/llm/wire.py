@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx2
 import msgspec
 
 from auger.llm.errors import ProviderError, classify_status
 from auger.llm.http import HttpClient
 from auger.llm.messages import ImagePart
 from auger.llm.records import ToolCallDelta, ToolCallDone
+from auger.llm.transport import Transport
 
 # Error codes and types seen in stream error events (Anthropic `error.type`, OpenAI `code`/`type`).
 _ERROR_KINDS = {
@@ -82,7 +82,7 @@ class HttpProvider:
         *,
         key_env: str | None = None,
         headers: dict[str, str] | None = None,
-        transport: httpx2.AsyncBaseTransport | None = None,
+        transport: Transport | None = None,
     ) -> None:
         self.name = name
         extra = {k.lower(): v for k, v in (headers or {}).items()}

@@ -14,8 +14,7 @@ DEFAULT_TOOLS: tuple[str, ...] = (
     "grep",
     "find",
     "ls",
-    "job_output",
-    "job_kill",
+    "jobs",
 )
 
 
