@@ -38,6 +38,7 @@ def model_from_entry(provider: str, name: str, api: str, entry: dict[str, Any]) 
         max_output=int(entry.get("max_output", 16_384)),
         pricing=pricing,
         reasoning=bool(entry.get("reasoning", False)),
+        thinking=entry.get("thinking"),
     )
 
 
