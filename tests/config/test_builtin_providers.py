@@ -87,5 +87,5 @@ def test_a_builtin_provider_without_its_key_names_the_variable(name: str) -> Non
 
 
 def test_azure_without_a_resource_url_says_what_to_set() -> None:
-    with pytest.raises(ConfigError, match="AZURE_OPENAI_BASE_URL .*openai.azure.com/openai/v1"):
+    with pytest.raises(ConfigError, match=r"AZURE_OPENAI_BASE_URL .*openai\.azure\.com/openai/v1"):
         provider_config("azure", {"AZURE_OPENAI_API_KEY": "k"}, {})

@@ -70,7 +70,10 @@ def _message(stop: str, *blocks: tuple[str, dict[str, Any]]) -> bytes:
     )
 
 
-REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pQmJ8Vd"
+REDACTED = (
+    "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj"
+    "2pQmJ8Vd"
+)
 
 
 async def test_redacted_thinking_is_kept_and_sent_back_unchanged() -> None:
@@ -509,8 +512,10 @@ def test_unparseable_arguments_are_never_sent_back(builder: Any) -> None:
 @pytest.mark.parametrize(
     "message",
     [
-        "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
-        "input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again",
+        "This model's maximum context length is 128000 tokens. However, your messages resulted "
+        "in 130000 tokens.",
+        "input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, "
+        "decrease input length or `max_tokens` and try again",
         "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
         "the request exceeds the available context size, try increasing it",
         "This model's maximum prompt length is 131072 but the request contains 150000 tokens.",
@@ -523,7 +528,9 @@ def test_each_servers_context_overflow_is_recognised(message: str) -> None:
 
 
 async def test_the_same_500_for_the_same_request_is_not_retried_a_third_time() -> None:
-    broken = b'{"error": {"code": 500, "message": "Failed to parse tool call arguments as JSON", "type": "server_error"}}'
+    broken = json.dumps(
+        {"error": {"code": 500, "message": "Failed to parse tool call arguments as JSON"}}
+    ).encode()
     with FakeServer() as server:
         server.queue(Reply(500, broken), Reply(500, broken))
         from auger.llm.formats import FORMATS, Endpoint
@@ -538,3 +545,13 @@ async def test_the_same_500_for_the_same_request_is_not_retried_a_third_time() -
         await provider.aclose()
     assert [e.retryable for e in errors] == [True, False]
     assert "not retried" in errors[1].message
+
+
+def test_the_catalog_chooses_adaptive_thinking_for_models_that_require_it() -> None:
+    from auger.llm.catalog import known_models, lookup
+
+    opus = lookup("anthropic", "claude-opus-5", "messages")
+    assert (opus.thinking, opus.context_window, opus.max_output) == ("adaptive", 1_000_000, 128_000)
+    body = anthropic.request_body(Request(opus, "", (ASK,), reasoning="medium"))
+    assert body["thinking"] == {"type": "adaptive"} and "budget_tokens" not in body["thinking"]
+    assert not any(name.startswith("_") for name in known_models())

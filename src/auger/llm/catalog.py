@@ -14,8 +14,7 @@ from auger.llm.usage import Pricing
 @cache
 def _entries() -> dict[str, dict[str, Any]]:
     data = json.loads((Path(__file__).parent / "catalog.json").read_text())
-    data.pop("_comment", None)
-    return data
+    return {k: v for k, v in data.items() if not k.startswith("_")}  # `_comment`, `_sources`
 
 
 def known_models() -> list[str]:
