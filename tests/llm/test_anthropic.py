@@ -32,6 +32,7 @@ from auger.llm.records import (
     ToolCallDelta,
     ToolCallDone,
 )
+from auger.llm.replay import unseal
 from auger.llm.usage import Usage
 from support.server import sse
 
@@ -123,8 +124,10 @@ async def test_recorded_thinking(recorded, wire):
     assert thinking.content.startswith("This is a straightforward arithmetic question.")
     assert thinking.content.endswith("Or more directly: 2 + 2 = 4\n\nThe answer is 4.")
     assert thinking.signature is not None
-    assert thinking.signature.startswith("EowDCkYICxgCKkCkXtcvt91du")
-    assert thinking.signature.endswith("KDg0o5wGAE=")
+    signature, prefix = unseal(thinking.signature)  # bound to the request it answered
+    assert signature.startswith("EowDCkYICxgCKkCkXtcvt91du")
+    assert signature.endswith("KDg0o5wGAE=")
+    assert prefix is not None
     assert records[-3:] == [
         TextDone(
             "# 2 + 2\n\n**Step by step:**\n\n1. Start with the first number: **2**\n"

@@ -9,7 +9,7 @@ import msgspec
 
 from auger.config.errors import ConfigError
 from auger.config.providers import BUILTIN
-from auger.llm.catalog import lookup, model_from_entry
+from auger.llm.catalog import Ambiguous, find, lookup, model_from_entry
 from auger.llm.formats import API_NAMES, ApiName, Endpoint, WireFormat, wire_format
 from auger.llm.provider import Model, Provider
 
@@ -57,7 +57,27 @@ def choose_model(flag: str | None, env: Mapping[str, str], settings: Mapping[str
         )
     if not isinstance(spec, str):
         raise ConfigError('"model" in settings must be a string like "anthropic/claude-sonnet-4-5"')
-    return spec
+    return spec if "/" in spec else _bare(spec, settings)
+
+
+def _declared(settings: Mapping[str, Any]) -> list[str]:
+    providers = settings.get("providers")
+    out: list[str] = []
+    for provider, config in providers.items() if isinstance(providers, dict) else ():
+        models = config.get("models") if isinstance(config, dict) else None
+        out += [f"{provider}/{name}" for name in models] if isinstance(models, dict) else []
+    return out
+
+
+def _bare(name: str, settings: Mapping[str, Any]) -> str:
+    """A model named without its provider: by alias or unique match (`sonnet`, `gpt-5`)."""
+    try:
+        found = find(name, _declared(settings))
+    except Ambiguous as exc:
+        raise ConfigError(
+            f"model {name!r} is ambiguous — did you mean one of: {', '.join(exc.candidates)}"
+        ) from None
+    return found or name
 
 
 def split_spec(spec: str) -> tuple[str, str]:
