@@ -92,3 +92,26 @@ def test_an_edited_agents_md_and_a_model_switch_drop_only_what_cannot_be_sent(
         assert len(server.requests) == 4
     if api == "messages":  # signed thinking of an earlier prefix or model is not sent
         assert server.returned[2:] == [0, 0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", ["messages", "responses"])
+def test_new_tools_and_a_compaction_drop_only_what_cannot_be_sent(
+    project: Project, api: str
+) -> None:
+    steps = [*LOOP[::2], Step(text="Fewer tools."), Step(text="Summary."), Step(text="Compacted.")]
+    with StrictServer(api, steps) as server:
+        configure(project, server)
+        _run(project, "--tools", "read,ls", "read notes.txt")
+        _run(project, "-c", "more tools now")  # every bundled tool: the tools changed
+        settings = json.loads((project.home / "settings.json").read_text())
+        model = settings["providers"]["local"]["models"]["test-model"]
+        model["context_window"] = 100_000
+        settings["compaction"] = {"reserve_tokens": 99_995, "keep_recent_tokens": 1}
+        project.settings(settings)
+        records = _run(project, "-c", "and now compact")
+        assert server.violations == []
+        assert len(server.requests) == 5
+    assert any(r["type"] == "compact" for r in records)
+    if api == "messages":  # thinking bound to the old tools or the compacted history is not sent
+        assert server.returned[2:] == [0, 0, 0]
