@@ -31,7 +31,15 @@ from auger.llm.records import (
 )
 from auger.llm.replay import Replay, Sealer
 from auger.llm.usage import Usage
-from auger.llm.wire import HttpProvider, PendingCall, decode, incomplete, stream_error, tool_input
+from auger.llm.wire import (
+    HttpProvider,
+    PendingCall,
+    decode,
+    incomplete,
+    stream_error,
+    string,
+    tool_input,
+)
 
 API: ApiName = "messages"
 API_VERSION = "2023-06-01"
@@ -256,7 +264,7 @@ class AnthropicProvider(HttpProvider):
             headers["x-api-key"] = api_key
         return headers
 
-    async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+    async def records(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
         """The records of one response; a `pause_turn` is continued until the turn ends."""
         body = request_body(request)
         seal = Sealer(request)
@@ -295,26 +303,26 @@ class AnthropicProvider(HttpProvider):
                     delta = data["delta"]
                     dtype = delta["type"]
                     if dtype == "text_delta":
-                        text = delta["text"]
+                        text = string(delta["text"])
                         parts.append(text)
                         yield TextDelta(text)
                     elif dtype == "input_json_delta":
-                        if piece := delta["partial_json"]:
+                        if piece := string(delta["partial_json"]):
                             parts.append(piece)
                             if kind == "tool_use":  # server tools stream input too: not ours
                                 yield call.delta(piece)
                     elif dtype == "thinking_delta":
-                        text = delta["thinking"]
+                        text = string(delta["thinking"])
                         parts.append(text)
                         yield ReasoningDelta(text)
                     elif dtype == "signature_delta":
-                        signature = delta["signature"]
+                        signature = string(delta["signature"])
                 elif etype == "content_block_start":
                     block = dict(data["content_block"])
                     kind = block["type"]
                     parts = []
                     if kind == "tool_use":
-                        call = PendingCall(block["id"], block["name"])
+                        call = PendingCall(string(block["id"]), string(block["name"]))
                     elif kind == "thinking":
                         signature = block.get("signature") or ""
                 elif etype == "content_block_stop":

@@ -45,6 +45,7 @@ from auger.llm.wire import (
     decode,
     incomplete,
     stream_error,
+    string,
     tool_arguments,
 )
 
@@ -189,12 +190,14 @@ def _usage(chunk_usage: dict[str, Any] | None) -> Usage:
 
 def _text_of(content: Any) -> tuple[str, str]:
     """(text, reasoning) of a `delta.content`: a string, or a list of parts (Mistral, others)."""
-    if isinstance(content, str):
-        return content, ""
+    if content is None or isinstance(content, str):
+        return content or "", ""
+    if not isinstance(content, list):
+        raise TypeError(f"delta.content is a {type(content).__name__}")
     text, reasoning = [], []
-    for part in content if isinstance(content, list) else ():
+    for part in content:
         if not isinstance(part, dict):
-            continue
+            raise TypeError(f"a delta.content part is a {type(part).__name__}")
         if part.get("type") == "thinking":  # Mistral's reasoning models
             inner = part.get("thinking")
             for piece in inner if isinstance(inner, list) else [inner]:
@@ -261,7 +264,7 @@ class _Chunks:
         """The records one chunk makes."""
         out: list[Record] = []
         choices = chunk.get("choices")
-        if choices and isinstance(choices, list) and isinstance(choices[0], dict):
+        if choices:
             choice = choices[0]
             if delta := choice.get("delta"):
                 self._delta(delta, out)
@@ -278,8 +281,8 @@ class _Chunks:
         _merge_details(self.details, delta.get("reasoning_details"))
         # DeepSeek, vLLM and llama.cpp say reasoning_content; Ollama and OpenRouter, reasoning
         thought = delta.get("reasoning_content") or delta.get("reasoning")
-        if isinstance(thought, str) and thought:
-            self._add("reasoning", thought, out)
+        if thought:
+            self._add("reasoning", string(thought), out)
         text, inner = _text_of(delta.get("content"))
         if inner:
             self._add("reasoning", inner, out)
@@ -299,7 +302,8 @@ class _Chunks:
         if call is None or (call_id and call_id != call.call_id):
             self.called += 1
             call = PendingCall(
-                call_id or f"call_{self._step}_{self.called}", function.get("name") or ""
+                string(call_id or f"call_{self._step}_{self.called}"),
+                string(function.get("name") or ""),
             )
             self.by_index[index] = call
             self.pending.append(call)
@@ -310,7 +314,7 @@ class _Chunks:
         if isinstance(arguments, dict):  # some servers send the object itself
             arguments = json.dumps(arguments)
         if arguments:
-            out.append(call.delta(arguments))
+            out.append(call.delta(string(arguments)))
 
     def end_calls(self, out: list[Record]) -> None:
         """Finish the open block, the kept server data and every pending call."""
@@ -332,7 +336,7 @@ class OpenAIChatProvider(HttpProvider):
 
     Compat = Compat
 
-    async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+    async def records(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
         """The records of one streamed response."""
         state = _Chunks()
         done = False

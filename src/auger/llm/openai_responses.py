@@ -40,6 +40,7 @@ from auger.llm.wire import (
     decode,
     incomplete,
     stream_error,
+    string,
     tool_arguments,
 )
 
@@ -193,7 +194,7 @@ class OpenAIResponsesProvider(HttpProvider):
     Compat = BearerCompat
     _summaries = True  # until the server says this account may not have reasoning summaries
 
-    async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+    async def records(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
         """The records of one streamed response; a 400 about reasoning summaries is sent again
         without asking for them (and they are not asked for again)."""
         try:
@@ -223,9 +224,9 @@ class OpenAIResponsesProvider(HttpProvider):
                 data = decode(self.name, raw)
                 etype = data["type"]
                 if etype == "response.output_text.delta" or etype == "response.refusal.delta":
-                    yield TextDelta(data["delta"])
+                    yield TextDelta(string(data["delta"]))
                 elif etype == "response.function_call_arguments.delta":
-                    if piece := data["delta"]:
+                    if piece := string(data["delta"]):
                         if call := calls.get(data["output_index"]):
                             yield call.delta(piece)
                         else:  # no output_item.added (some servers): its id comes at the end
@@ -234,13 +235,13 @@ class OpenAIResponsesProvider(HttpProvider):
                     etype == "response.reasoning_summary_text.delta"
                     or etype == "response.reasoning_text.delta"
                 ):
-                    text = data["delta"]
+                    text = string(data["delta"])
                     reasoning.append(text)
                     yield ReasoningDelta(text)
                 elif etype == "response.output_text.done":
-                    yield TextDone(data["text"])
+                    yield TextDone(string(data["text"]))
                 elif etype == "response.refusal.done":
-                    yield TextDone(data["refusal"])
+                    yield TextDone(string(data["refusal"]))
                 elif etype == "response.reasoning_summary_part.added":
                     if reasoning:  # summary parts read as paragraphs of one reasoning block
                         reasoning.append("\n\n")
@@ -254,7 +255,9 @@ class OpenAIResponsesProvider(HttpProvider):
                 elif etype == "response.output_item.added":
                     item = data["item"]
                     if item["type"] == "function_call":
-                        calls[data["output_index"]] = PendingCall(item["call_id"], item["name"])
+                        calls[data["output_index"]] = PendingCall(
+                            string(item["call_id"]), string(item["name"])
+                        )
                         called = True
                     elif item["type"] == "reasoning":
                         reasoning = []
@@ -268,7 +271,7 @@ class OpenAIResponsesProvider(HttpProvider):
                     elif item["type"] == "function_call":
                         call = calls.pop(data["output_index"], None)
                         if call is None and data["output_index"] not in done_calls:
-                            call = PendingCall(item["call_id"], item["name"])
+                            call = PendingCall(string(item["call_id"]), string(item["name"]))
                             if pieces := orphans.pop(data["output_index"], None):
                                 yield call.delta("".join(pieces))
                             called = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from typing import Any, ClassVar, Literal
 
 import httpx2
@@ -12,8 +13,8 @@ from auger.llm.errors import ProviderError, classify_status
 from auger.llm.formats import Endpoint
 from auger.llm.http import HttpClient
 from auger.llm.messages import ImagePart
-from auger.llm.provider import Exchange
-from auger.llm.records import ToolCallDelta, ToolCallDone
+from auger.llm.provider import Exchange, Request
+from auger.llm.records import Record, ToolCallDelta, ToolCallDone
 
 # Error codes and types seen in stream error events (Anthropic `error.type`, OpenAI `code`/`type`).
 _ERROR_KINDS = {
@@ -38,13 +39,27 @@ _json_decode = msgspec.json.decode  # several times faster than json.loads, once
 
 
 def decode(provider: str, data: str) -> dict[str, Any]:
-    """One event's JSON payload; an unreadable one is a server failure."""
+    """One event's JSON object; anything else is a `bad_response`."""
     try:
-        return _json_decode(data)
+        value = _json_decode(data)
     except msgspec.DecodeError:
         raise ProviderError(
-            "server", f"{provider}: unreadable stream event: {data[:200]}"
+            "bad_response", f"{provider}: unreadable stream event: {data[:200]}"
         ) from None
+    if not isinstance(value, dict):
+        raise ProviderError("bad_response", f"{provider}: a stream event that is not an object")
+    return value
+
+
+def string(value: object) -> str:
+    """A piece of text from the server; anything but a string is a malformed response."""
+    if not isinstance(value, str):
+        raise TypeError(f"expected text, got {type(value).__name__} {str(value)[:80]!r}")
+    return value
+
+
+# What reading a server's data raises when the data is not what its format promises.
+_MALFORMED = (KeyError, IndexError, TypeError, AttributeError, ValueError, UnicodeDecodeError)
 
 
 def stream_error(provider: str, error: dict[str, Any]) -> ProviderError:
@@ -147,6 +162,25 @@ class HttpProvider:
             compat=endpoint.compat,
             transport=transport,
         )
+
+    def records(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+        """The format's state machine over one response (each format implements it)."""
+        raise NotImplementedError
+
+    async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+        """The records of one response; data that breaks the format's promises (a missing
+        field, a number for text, bad UTF-8) is a `bad_response` naming the provider."""
+        records = self.records(request, exchange)
+        async with aclosing(records):
+            try:
+                async for record in records:
+                    yield record
+            except _MALFORMED as exc:
+                raise ProviderError(
+                    "bad_response",
+                    f"{self.name}: the response is not what the API promises "
+                    f"({type(exc).__name__}: {str(exc)[:200]})",
+                ) from exc
 
     async def events(
         self, path: str, body: dict[str, Any], exchange: Exchange
