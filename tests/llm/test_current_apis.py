@@ -555,3 +555,18 @@ def test_the_catalog_chooses_adaptive_thinking_for_models_that_require_it() -> N
     body = anthropic.request_body(Request(opus, "", (ASK,), reasoning="medium"))
     assert body["thinking"] == {"type": "adaptive"} and "budget_tokens" not in body["thinking"]
     assert not any(name.startswith("_") for name in known_models())
+
+
+def test_tool_call_ids_from_another_provider_fit_anthropic_and_mistral() -> None:
+    calls = (ToolCall("functions.read:0", "read", "{}"), ToolCall("fc_a|b" + "x" * 80, "ls", "{}"))
+    results = tuple(ToolResultMessage(c.call_id, c.name, (TextPart("ok"),)) for c in calls)
+    reply = AssistantMessage(calls, api="responses")
+    sent = anthropic.request_body(_then(CLAUDE, reply, *results))
+    uses = [b["id"] for b in sent["messages"][1]["content"]]
+    assert uses[0] == "functions_read_0" and len(uses[1]) == 64
+    assert [b["tool_use_id"] for b in sent["messages"][2]["content"]] == uses
+    mistral = openai_chat.Compat(tool_call_ids="mistral")
+    chat = openai_chat.request_body(_then(CHAT, reply, *results), mistral)
+    ids = [c["id"] for c in chat["messages"][1]["tool_calls"]]
+    assert all(len(i) == 9 and i.isalnum() for i in ids) and len(set(ids)) == 2
+    assert [m["tool_call_id"] for m in chat["messages"][2:]] == ids

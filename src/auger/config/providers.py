@@ -48,6 +48,7 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "base_url": "https://api.mistral.ai/v1",
         "api_key_env": "MISTRAL_API_KEY",
         "base_url_env": "MISTRAL_BASE_URL",
+        "compat": {"tool_call_ids": "mistral"},
     },
     "xai": {
         "api": "chat-completions",

@@ -32,6 +32,7 @@ from auger.llm.records import (
 from auger.llm.replay import Replay, Sealer
 from auger.llm.usage import Usage
 from auger.llm.wire import (
+    CallIds,
     HttpProvider,
     PendingCall,
     decode,
@@ -69,7 +70,7 @@ def _user_block(part: UserPart) -> dict[str, Any]:
     return {"type": "text", "text": part.text}
 
 
-def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
+def _tool_result(message: ToolResultMessage, ids: CallIds) -> dict[str, Any]:
     if any(isinstance(p, ImagePart) for p in message.content):
         content: str | list[dict[str, Any]] = [
             _user_block(p) for p in message.content if isinstance(p, ImagePart) or p.text
@@ -78,7 +79,7 @@ def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
         content = message.text
     block: dict[str, Any] = {
         "type": "tool_result",
-        "tool_use_id": message.call_id,
+        "tool_use_id": ids(message.call_id),
         "content": content,
     }
     if message.is_error:
@@ -96,7 +97,7 @@ def _signed_block(part: ReasoningPart, signature: str) -> dict[str, Any]:
 
 
 def _assistant_blocks(
-    index: int, message: AssistantMessage, replay: Replay
+    index: int, message: AssistantMessage, replay: Replay, ids: CallIds
 ) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for part in message.content:
@@ -107,7 +108,7 @@ def _assistant_blocks(
             blocks.append(
                 {
                     "type": "tool_use",
-                    "id": part.call_id,
+                    "id": ids(part.call_id),
                     "name": part.name,
                     "input": tool_input(part.arguments),
                 }
@@ -120,6 +121,7 @@ def _assistant_blocks(
 def messages_body(request: Request) -> list[dict[str, Any]]:
     """The request's messages as Messages API turns, the last user turn a cache breakpoint."""
     replay = Replay(request, API)
+    ids = CallIds("anthropic")  # ids from other providers may not fit `[a-zA-Z0-9_-]{1,64}`
     out: list[dict[str, Any]] = []
     results: list[dict[str, Any]] | None = None  # the user turn collecting consecutive tool results
     for index, message in enumerate(request.messages):
@@ -127,11 +129,11 @@ def messages_body(request: Request) -> list[dict[str, Any]]:
             if results is None:
                 results = []
                 out.append({"role": "user", "content": results})
-            results.append(_tool_result(message))
+            results.append(_tool_result(message, ids))
             continue
         results = None
         if isinstance(message, AssistantMessage):
-            blocks = _assistant_blocks(index, message, replay)
+            blocks = _assistant_blocks(index, message, replay, ids)
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
         else:

@@ -39,7 +39,9 @@ from auger.llm.records import (
 from auger.llm.usage import Usage
 from auger.llm.wire import (
     BearerCompat,
+    CallIds,
     HttpProvider,
+    IdStyle,
     PendingCall,
     data_url,
     decode,
@@ -66,6 +68,7 @@ class Compat(BearerCompat, frozen=True, forbid_unknown_fields=True):
 
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
     reasoning_content: bool = False  # send reasoning back as `reasoning_content` (DeepSeek)
+    tool_call_ids: IdStyle = "any"  # "mistral": nine letters and digits
 
 
 def _content_part(part: UserPart) -> dict[str, Any]:
@@ -95,7 +98,7 @@ def _extras(message: AssistantMessage) -> dict[str, Any]:
 
 
 def _assistant(
-    message: AssistantMessage, request: Request, compat: Compat
+    message: AssistantMessage, request: Request, compat: Compat, ids: CallIds
 ) -> dict[str, Any] | None:
     calls = message.tool_calls
     text = message.text
@@ -114,7 +117,7 @@ def _assistant(
         out["tool_calls"] = []
         for c in calls:
             call: dict[str, Any] = {
-                "id": c.call_id,
+                "id": ids(c.call_id),
                 "type": "function",
                 "function": {"name": c.name, "arguments": tool_arguments(c.arguments)},
             }
@@ -131,16 +134,19 @@ def chat_messages(request: Request, compat: Compat | None = None) -> list[dict[s
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     # tool messages carry text only: their images follow, as a user turn
     images: list[ImagePart] = []
+    ids = CallIds(compat.tool_call_ids)
     for message in request.messages:
         if isinstance(message, ToolResultMessage):
-            out.append({"role": "tool", "tool_call_id": message.call_id, "content": message.text})
+            out.append(
+                {"role": "tool", "tool_call_id": ids(message.call_id), "content": message.text}
+            )
             images.extend(p for p in message.content if isinstance(p, ImagePart))
             continue
         if images:
             out.append({"role": "user", "content": [_content_part(p) for p in images]})
             images = []
         if isinstance(message, AssistantMessage):
-            if turn := _assistant(message, request, compat):
+            if turn := _assistant(message, request, compat, ids):
                 out.append(turn)
         else:
             out.append({"role": "user", "content": _user_content(message)})

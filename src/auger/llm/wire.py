@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from typing import Any, ClassVar, Literal
@@ -102,6 +104,46 @@ def tool_arguments(arguments: str) -> str:
     except msgspec.DecodeError:
         return "{}"
     return arguments if isinstance(value, dict) else "{}"
+
+
+IdStyle = Literal["any", "anthropic", "mistral"]
+"""What tool-call ids a server accepts: any string, `[a-zA-Z0-9_-]{1,64}` (Anthropic), or
+exactly nine letters and digits (Mistral)."""
+
+
+class CallIds:
+    """Maps the tool-call ids of a history to ids `style` accepts, the same id always to the
+    same answer and different ids to different answers (ids from another provider may not fit)."""
+
+    def __init__(self, style: IdStyle) -> None:
+        self._style = style
+        self._map: dict[str, str] = {}
+        self._used: set[str] = set()
+
+    def __call__(self, call_id: str) -> str:
+        """The id to send for `call_id`."""
+        if self._style == "any":
+            return call_id
+        if (known := self._map.get(call_id)) is not None:
+            return known
+        sent = self._fit(call_id, 0)
+        attempt = 0
+        while sent in self._used:
+            attempt += 1
+            sent = self._fit(call_id, attempt)
+        self._map[call_id] = sent
+        self._used.add(sent)
+        return sent
+
+    def _fit(self, call_id: str, attempt: int) -> str:
+        if self._style == "anthropic":
+            fitted = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[:64] or "call"
+            return fitted if attempt == 0 else f"{fitted[:58]}_{attempt}"
+        fitted = re.sub(r"[^a-zA-Z0-9]", "", call_id)
+        if attempt == 0 and len(fitted) == 9:
+            return fitted
+        digest = hashlib.sha256(f"{call_id}:{attempt}".encode()).hexdigest()
+        return digest[:9]
 
 
 def data_url(image: ImagePart) -> str:
