@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from support.cli import Project, json_lines
+from support.server import FakeServer, Reply
 from support.strict import Step, StrictServer
 
 LOOP = [
@@ -115,3 +116,31 @@ def test_new_tools_and_a_compaction_drop_only_what_cannot_be_sent(
     assert any(r["type"] == "compact" for r in records)
     if api == "messages":  # thinking bound to the old tools or the compacted history is not sent
         assert server.returned[2:] == [0, 0, 0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", ["messages", "responses"])
+def test_a_continued_session_sends_back_what_is_still_valid(project: Project, api: str) -> None:
+    with StrictServer(api, [*LOOP[::2], Step(text="Again.")]) as server:
+        configure(project, server)
+        _run(project, "read notes.txt")
+        _run(project, "-c", "once more")  # nothing changed: the saved reasoning is still valid
+        assert server.violations == []
+        assert server.returned == [0, 1, 2]
+
+
+def test_the_same_server_error_twice_is_not_tried_a_third_time(project: Project) -> None:
+    broken = json.dumps({"error": {"message": "Failed to parse tool call arguments as JSON"}})
+    with FakeServer() as server:
+        server.queue(*[Reply(500, broken.encode()) for _ in range(3)])
+        project.settings(
+            {
+                "model": "local/m",
+                "providers": {"local": {"api": "chat-completions", "base_url": server.url + "/v1"}},
+                "retry": {"base_delay": 0.01},
+            }
+        )
+        result = project.run("-p", "hi")
+        assert len(server.requests) == 2
+    assert result.returncode == 1
+    assert "the same answer to the same request twice" in result.stderr

@@ -103,9 +103,9 @@ def _assistant(
     calls = message.tool_calls
     text = message.text
     ours = message.api == API and message.provider == request.model.provider
-    reasoning = "".join(p.text for p in message.content if isinstance(p, ReasoningPart))
-    if not text and not calls and not (ours and reasoning):
+    if not text and not calls:  # a turn of reasoning alone is not a message servers accept
         return None
+    reasoning = "".join(p.text for p in message.content if isinstance(p, ReasoningPart))
     out: dict[str, Any] = {"role": "assistant", "content": text or None}
     extras = _extras(message) if ours else {}
     if ours and compat.reasoning_content and reasoning:
