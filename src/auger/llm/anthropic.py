@@ -46,7 +46,7 @@ API: ApiName = "messages"
 API_VERSION = "2023-06-01"
 THINKING_BUDGETS = {"low": 4096, "medium": 10_000, "high": 32_000}
 _MIN_BUDGET = 1024  # the API's smallest thinking budget
-_EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "max"}
+_EFFORTS = ("low", "medium", "high")  # `output_config.effort` values every adaptive model takes
 _REDACTED = "redacted:"  # marks a kept `redacted_thinking` block's data
 _BLOCK = "block:"  # marks a kept server-tool block (`server_tool_use`, `*_tool_result`)
 _MAX_PAUSES = 8  # `pause_turn` continuations of one response
@@ -161,7 +161,7 @@ def _thinking(request: Request, body: dict[str, Any]) -> None:
     effort = request.reasoning or ""
     if request.model.thinking == "adaptive":
         body["thinking"] = {"type": "adaptive"}
-        body["output_config"] = {"effort": _EFFORTS.get(effort, "medium")}
+        body["output_config"] = {"effort": effort if effort in _EFFORTS else "medium"}
         return
     max_tokens = body["max_tokens"]
     budget = THINKING_BUDGETS.get(effort, THINKING_BUDGETS["medium"])
