@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
@@ -266,7 +266,7 @@ class AnthropicProvider(HttpProvider):
             headers["x-api-key"] = api_key
         return headers
 
-    async def records(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+    async def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
         """The records of one response; a `pause_turn` is continued until the turn ends."""
         body = request_body(request)
         seal = Sealer(request)

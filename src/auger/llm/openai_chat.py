@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any, Literal
 
@@ -342,7 +342,7 @@ class OpenAIChatProvider(HttpProvider):
 
     Compat = Compat
 
-    async def records(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+    async def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
         """The records of one streamed response."""
         state = _Chunks()
         done = False

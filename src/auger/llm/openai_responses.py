@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
@@ -194,7 +194,7 @@ class OpenAIResponsesProvider(HttpProvider):
     Compat = BearerCompat
     _summaries = True  # until the server says this account may not have reasoning summaries
 
-    async def records(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+    async def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
         """The records of one streamed response; a 400 about reasoning summaries is sent again
         without asking for them (and they are not asked for again)."""
         try:

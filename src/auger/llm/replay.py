@@ -26,13 +26,13 @@ _decode = msgspec.json.Decoder(dict[str, Any])
 _MARK = '{"sealed":'
 
 
-def _start(system: str, tools: tuple[ToolSpec, ...]) -> Any:
+def _start(system: str, tools: tuple[ToolSpec, ...]) -> hashlib._Hash:
     digest = hashlib.sha256()
     digest.update(_encode([system, [[t.name, t.description, t.parameters] for t in tools]]))
     return digest
 
 
-def _add(digest: Any, message: Message) -> None:
+def _add(digest: hashlib._Hash, message: Message) -> None:
     data = message.to_dict()
     data.pop("usage", None)  # priced after the fact: not part of what the model saw
     digest.update(_encode(data))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
 from typing import Any, ClassVar, Literal
 
@@ -205,7 +205,7 @@ class HttpProvider:
             transport=transport,
         )
 
-    def records(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+    def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
         """The format's state machine over one response (each format implements it)."""
         raise NotImplementedError
 
@@ -226,7 +226,7 @@ class HttpProvider:
 
     async def events(
         self, path: str, body: dict[str, Any], exchange: Exchange
-    ) -> AsyncIterator[tuple[str, str]]:
+    ) -> AsyncGenerator[tuple[str, str], None]:
         """The server-sent events of one POST.
 
         A server error (HTTP 500) answered twice with the same body to the same request is
