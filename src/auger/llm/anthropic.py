@@ -30,17 +30,9 @@ from auger.llm.records import (
     TokenUsageDone,
 )
 from auger.llm.replay import Replay, Sealer
+from auger.llm.sendable import CallIds, tool_input
 from auger.llm.usage import Usage
-from auger.llm.wire import (
-    CallIds,
-    HttpProvider,
-    PendingCall,
-    decode,
-    incomplete,
-    stream_error,
-    string,
-    tool_input,
-)
+from auger.llm.wire import HttpProvider, PendingCall, decode, incomplete, stream_error, string
 
 API: ApiName = "messages"
 API_VERSION = "2023-06-01"

@@ -36,19 +36,16 @@ from auger.llm.records import (
     TextDone,
     TokenUsageDone,
 )
+from auger.llm.sendable import CallIds, IdStyle, data_url, tool_arguments
 from auger.llm.usage import Usage
 from auger.llm.wire import (
     BearerCompat,
-    CallIds,
     HttpProvider,
-    IdStyle,
     PendingCall,
-    data_url,
     decode,
     incomplete,
     stream_error,
     string,
-    tool_arguments,
 )
 
 API: ApiName = "chat-completions"

@@ -31,17 +31,16 @@ from auger.llm.records import (
     ToolCallDelta,
 )
 from auger.llm.replay import Replay, Sealer
+from auger.llm.sendable import data_url, tool_arguments
 from auger.llm.usage import Usage
 from auger.llm.wire import (
     BearerCompat,
     HttpProvider,
     PendingCall,
-    data_url,
     decode,
     incomplete,
     stream_error,
     string,
-    tool_arguments,
 )
 
 API: ApiName = "responses"
