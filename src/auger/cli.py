@@ -40,6 +40,10 @@ def _run(args: list[str]) -> int:
         return _trust(args[1:])
     if args[:1] == ["sessions"]:
         return _sessions(args[1:])
+    if args[:1] in (["models"], ["login"], ["logout"]):
+        from auger.hosts import providers_cli
+
+        return getattr(providers_cli, f"{args[0]}_main")(args[1:])
     if args[:1] == ["acp"]:
         from auger.hosts.acp import main as acp
 
