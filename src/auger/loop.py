@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -27,6 +26,7 @@ from auger.events import (
     TurnStart,
     usage_event,
 )
+from auger.llm.arguments import parse_arguments
 from auger.llm.errors import ProviderError
 from auger.llm.messages import (
     AssistantMessage,
@@ -309,20 +309,11 @@ async def _dispatch(rt: Runtime, state: TurnState, calls: tuple[ToolCall, ...]) 
             raise
 
 
-def _parse_args(raw: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 async def _run_call(rt: Runtime, state: TurnState, call: ToolCall) -> None:
-    args = _parse_args(call.arguments)
-    if args is None:
-        problem = (
-            f"ERROR: the arguments of {call.name} are not a JSON object: {call.arguments[:200]}"
-        )
+    try:
+        args = parse_arguments(call.arguments)
+    except ValueError as exc:
+        problem = f"ERROR: the arguments of {call.name} are {exc}: {call.arguments[:200]}"
         await _after(rt, call, {}, ToolResponse.error("validation_error", problem), 0.0)
         return
     blocked = state.blocked_tools.get(call.name)

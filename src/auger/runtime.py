@@ -212,7 +212,7 @@ class Runtime:
         self._stamps = self._file_stamps()
         self.registrations = Registrations()
         registrations, failures = load_extensions(self, self._sources, self._base())
-        for warning in self._key_warnings:
+        for warning in [*self._key_warnings, *self.conversation.session.warnings]:
             self.notify(warning, "warning")
         for failure in failures:
             self.notify(failure, "error")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
+from auger.llm.arguments import arguments_or_empty
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
@@ -42,14 +42,6 @@ _STOP_REASONS = {
     "refusal": "content_filter",
     "model_context_window_exceeded": "context_window",
 }
-
-
-def _tool_input(arguments: str) -> dict[str, Any]:
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _user_block(part: UserPart) -> dict[str, Any]:
@@ -90,7 +82,7 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
                     "type": "tool_use",
                     "id": part.call_id,
                     "name": part.name,
-                    "input": _tool_input(part.arguments),
+                    "input": arguments_or_empty(part.arguments),
                 }
             )
         elif isinstance(part, ReasoningPart) and part.signature and message.api == "messages":

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import EllipsisType
@@ -82,7 +83,7 @@ def read_header(path: Path, line: bytes) -> SessionHeader:
     """
     try:
         data = _decode(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         data = None
     if not isinstance(data, dict) or data.get("type") != SessionHeader.type:
         raise SessionError(f"{path} is not an auger session file: its first line is no header")
@@ -96,6 +97,29 @@ def read_header(path: Path, line: bytes) -> SessionHeader:
         return msgspec.convert(data, SessionHeader)
     except msgspec.ValidationError as exc:
         raise SessionError(f"{path} has a bad session header: {exc}") from None
+
+
+def read_session_bytes(path: Path) -> bytes:
+    """The bytes of the session file at `path`.
+
+    Raises `SessionError` when it is missing, unreadable, or not a regular file: a FIFO, a
+    device or a directory is refused without blocking or reading it.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except FileNotFoundError:
+        raise SessionError(f"no session file at {path}") from None
+    except OSError as exc:
+        raise SessionError(f"cannot read session file {path}: {exc.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SessionError(f"{path} is not a regular file, so it cannot be a session")
+        with os.fdopen(os.dup(fd), "rb") as file:
+            return file.read()
+    except OSError as exc:
+        raise SessionError(f"cannot read session file {path}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
 
 
 class TreeRow(msgspec.Struct, frozen=True):
@@ -151,6 +175,9 @@ class SessionFile:
         self.labels: dict[str, str] = {}
         self.name: str | None = None
         self._by_id: dict[str, Entry] = {}
+        # Each entry's parent as the tree has it: `None` where the one named was not loaded
+        # before it, so parents come before children and walking up always ends.
+        self._parent: dict[str, str | None] = {}
         self._children: dict[str | None, list[Entry]] = {}
         self._fd: int | None = None
         # Lines waiting for the first message entry; `None` once the file exists.
@@ -174,31 +201,32 @@ class SessionFile:
         (such a file is never written to).
         """
         path = Path(path)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise SessionError(f"no session file at {path}") from None
-        lines = data.split(b"\n")
+        lines = read_session_bytes(path).split(b"\n")
         session = cls(path, read_header(path, lines[0]))
         session._pending = None
         last = len(lines)
         for number, line in enumerate(lines[1:], start=2):
             if not line:
                 continue
+            where = f"{path}:{number}"
             try:
                 raw = _decode(line)
-                if not isinstance(raw, dict):
-                    raise ValueError("not a JSON object")
-                entry = entry_from_dict(raw)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 if number == last:
                     reason = "a torn last line (the writer was stopped mid-line)"
+                elif isinstance(exc, RecursionError):
+                    reason = "an unreadable line (nested too deeply)"
                 else:
                     reason = f"an unreadable line ({exc})"
-                session.warnings.append(f"{path}:{number}: skipped {reason}")
+                session.warnings.append(f"{where}: skipped {reason}")
+                continue
+            try:
+                entry = entry_from_dict(raw)
+            except ValueError as exc:
+                session.warnings.append(f"{where}: skipped an invalid entry ({exc})")
                 continue
             if entry.id in session._by_id and not isinstance(entry, LeafEntry):
-                session.warnings.append(f"{path}:{number}: skipped a duplicate id {entry.id}")
+                session.warnings.append(f"{where}: skipped a duplicate id {entry.id}")
                 continue
             session._add(entry)
         return session
@@ -230,10 +258,10 @@ class SessionFile:
         """The entries from the root to `leaf_id` (default: the current leaf), root first."""
         current = self.leaf_id if leaf_id is None else self._known(leaf_id)
         path: list[Entry] = []
-        by_id = self._by_id
-        while current is not None and (entry := by_id.get(current)) is not None:
-            path.append(entry)
-            current = entry.parent_id
+        by_id, parents = self._by_id, self._parent
+        while current is not None:
+            path.append(by_id[current])
+            current = parents[current]
         path.reverse()
         return path
 
@@ -338,6 +366,7 @@ class SessionFile:
         parent = entry.parent_id if entry.parent_id in self._by_id else None
         self.entries.append(entry)
         self._by_id[entry.id] = entry
+        self._parent[entry.id] = parent
         self._children.setdefault(parent, []).append(entry)
         self.leaf_id = entry.id
         if isinstance(entry, LabelEntry):

@@ -65,6 +65,7 @@ from auger.config.errors import ConfigError
 from auger.config.paths import auger_home
 from auger.extensions.source import ExtensionError
 from auger.hosts.headless import HeadlessHost
+from auger.llm.arguments import arguments_or_empty
 from auger.llm.messages import (
     AssistantMessage,
     Message,
@@ -348,7 +349,7 @@ class AcpAgent:
         if call is None:
             tool_call = ToolCallUpdate(tool_call_id="permission", title=question)
         else:
-            args = _arguments(call.arguments)
+            args = arguments_or_empty(call.arguments)
             tool_call = ToolCallUpdate(
                 tool_call_id=call.call_id,
                 title=question,
@@ -460,7 +461,7 @@ class AcpAgent:
         if kind is ReasoningDelta:
             return update_agent_thought_text(record.content)
         if isinstance(record, ToolCallDone):
-            args = _arguments(record.arguments)
+            args = arguments_or_empty(record.arguments)
             return start_tool_call(
                 record.call_id,
                 _title(record.name, args),
@@ -496,16 +497,6 @@ class AcpAgent:
         return None
 
 
-def _arguments(raw: str) -> dict[str, Any]:
-    import json
-
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def _prompt_text(blocks: list[Any]) -> str:
     """The prompt's text: its text blocks, links to resources, and embedded text resources."""
     parts: list[str] = []
@@ -538,7 +529,7 @@ def _replay(message: Message, cwd: Path) -> list[Any]:
         elif isinstance(part, ReasoningPart):
             updates.append(update_agent_thought_text(part.text))
         elif isinstance(part, ToolCall):
-            args = _arguments(part.arguments)
+            args = arguments_or_empty(part.arguments)
             updates.append(
                 start_tool_call(
                     part.call_id,
