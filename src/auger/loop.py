@@ -361,7 +361,7 @@ async def _execute(rt: Runtime, call: ToolCall, args: dict[str, Any]) -> tuple[T
         names = ", ".join(sorted(rt.tools)) or "none"
         text = f"ERROR: unknown tool {call.name!r}. Available tools: {names}"
         return ToolResponse.error("unknown_tool", text), 0.0
-    ctx = ToolContext(rt.cwd, rt.env, call.call_id, rt.home, rt.jobs)
+    ctx = ToolContext(rt.cwd, rt.env, call.call_id, rt.home, rt.jobs, files=rt.files)
     started = rt.clock()
     try:
         result = await found.run(args, ctx)

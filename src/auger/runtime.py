@@ -53,6 +53,7 @@ from auger.session.entries import (
 from auger.session.paths import new_session_path
 from auger.session.store import SessionFile, SessionHeader
 from auger.tools.base import Tool
+from auger.tools.files import FileReads
 from auger.tools.jobs import Jobs
 
 BASE_PROMPT = (
@@ -185,6 +186,7 @@ class Runtime:
         # a stored key never leaks into the environment of the commands tools run
         self._keys = with_credentials(self.env, self.home, self._key_warnings.append)
         self.jobs = Jobs(clock)
+        self.files = FileReads()
         self.bus = Bus(self.notify, ctx=HandlerContext(self))
         self.exchange = Exchange(self)
         self._pending: list[Record] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,17 @@ def test_continue_on_a_session_with_a_parent_cycle_ends(tmp_path: Path) -> None:
     assert done.stderr == f"auger: warning: {path}:4: skipped an invalid entry " + (
         "(Expected `str`, got `int` - at `$.id`)\n"
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "directory"])
+def test_session_on_a_file_that_is_not_regular_is_one_line(tmp_path: Path, kind: str) -> None:
+    project = Project.make(tmp_path)
+    project.script(["never"])
+    target = {"/dev/zero": Path("/dev/zero"), "fifo": tmp_path / "f", "directory": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(target)
+    done = project.run("-p", "--session", str(target), "hi", timeout=20)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == f"auger: {target} is not a regular file, so it cannot be a session\n"

@@ -63,6 +63,7 @@ class ToolContext(msgspec.Struct, frozen=True):
     home: Path | None = None
     jobs: Any = None
     supports_images: bool = True
+    files: Any = None  # a `files.FileReads`: what the model has seen of each file
 
     def resolve(self, path: str) -> Path:
         """`path` made absolute against the session's cwd (`~` expanded)."""

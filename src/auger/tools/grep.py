@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import groupby, islice
 from pathlib import Path
 from typing import Any
 
 from auger.tools.base import ToolContext, ToolError, tool
+from auger.tools.files import BINARY_PROBE, Lines, is_binary, open_regular
 from auger.tools.paths import PathGlob, Tree, sort_key
 from auger.tools.search import (
     RG_ARGS,
@@ -31,15 +32,22 @@ LINE_CHARS = 500
 Match = tuple[str, int, str]  # path under the target's root, line number, the line
 
 
-def file_lines(path: Path) -> list[str] | None:
-    """A file's lines as ripgrep numbers them; `None` when it is binary (holds a NUL)."""
-    data = path.read_bytes()
-    if b"\0" in data:
-        return None
-    lines = data.decode(errors="replace").removeprefix("\ufeff").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
+def _file_matches(path: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
+    """A file's matching lines as ripgrep numbers them, read a line at a time; nothing for a
+    binary file (a NUL in its first block; one found later drops what was found)."""
+    found: list[tuple[int, str]] = []
+    with open_regular(path, str(path)) as file:
+        if is_binary(file.peek(BINARY_PROBE)[:BINARY_PROBE]):  # type: ignore[attr-defined]
+            return
+        for number, raw in enumerate(file, 1):
+            if b"\0" in raw:
+                return
+            line = raw.decode(errors="replace").removesuffix("\n")
+            if number == 1:
+                line = line.removeprefix("\ufeff")
+            if regex.search(line):
+                found.append((number, line))
+    yield from found
 
 
 def _python_matches(
@@ -49,17 +57,29 @@ def _python_matches(
     found: list[Match] = []
     for rel in files:
         try:
-            lines = file_lines(target.root / rel)
-        except OSError:
-            continue
-        if lines is None:
-            continue
-        for number, line in enumerate(lines, 1):
-            if regex.search(line):
+            for number, line in _file_matches(target.root / rel, regex):
                 found.append((rel, number, line))
                 if len(found) == count:
                     return found
+        except (OSError, ToolError):
+            continue
     return found
+
+
+def _some_lines(path: Path, wanted: set[int]) -> dict[int, str]:
+    """The lines numbered in `wanted`, each cut to `LINE_CHARS`, reading no further than the
+    last of them."""
+    out: dict[int, str] = {}
+    last = max(wanted, default=0)
+    with open_regular(path, str(path)) as file:
+        for number, (text, cut) in enumerate(Lines(file, LINE_CHARS), 1):
+            if number in wanted:
+                if number == 1:
+                    text = text.removeprefix("\ufeff")
+                out[number] = f"{text}… [line truncated: {cut} more chars]" if cut else text
+            if number >= last:
+                break
+    return out
 
 
 async def _rg_matches(
@@ -109,16 +129,17 @@ def _format(matches: list[Match], target: Target, context: int) -> str:
         if not context:
             out += (f"{name}:{n}:{clip_line(line, LINE_CHARS)}" for n, line in hits.items())
             continue
+        wanted = {n for hit in hits for n in range(max(1, hit - context), hit + context + 1)}
         try:
-            lines = file_lines(target.root / rel) or []
-        except OSError:  # gone since it was searched
-            lines = []
-        for start, stop in _blocks(hits, context, len(lines)):
+            lines = _some_lines(target.root / rel, wanted)
+        except (OSError, ToolError):  # gone since it was searched
+            lines = {}
+        for start, stop in _blocks(hits, context, max(lines, default=0)):
             if out:
                 out.append("--")
             for n in range(start, stop + 1):
                 mark = ":" if n in hits else "-"
-                out.append(f"{name}{mark}{n}{mark}{clip_line(lines[n - 1], LINE_CHARS)}")
+                out.append(f"{name}{mark}{n}{mark}{lines.get(n, '')}")
     return "\n".join(out)
 
 
