@@ -56,9 +56,11 @@ def _run(args: list[str]) -> int:
         from auger.hosts.terminal.app import run_terminal
 
         return run_terminal(opts)
-    prompt = " ".join(opts.prompt)
+    from auger.llm.text import decode_input, escape_surrogates
+
+    prompt = escape_surrogates(" ".join(opts.prompt))
     if not sys.stdin.isatty():
-        piped = sys.stdin.read()
+        piped = decode_input(sys.stdin.buffer.read())
         prompt = f"{prompt}\n\n{piped}" if prompt and piped.strip() else (prompt or piped)
     if not prompt.strip():
         sys.stderr.write("auger: empty prompt — pass it as an argument or on stdin\n")

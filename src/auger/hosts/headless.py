@@ -12,6 +12,7 @@ from typing import BinaryIO, TextIO
 import msgspec
 
 from auger.llm.records import Record
+from auger.llm.text import escape_deep, escape_surrogates
 from auger.records import CommandOutput, TextDelta, TurnEnd
 from auger.runtime import Runtime
 
@@ -31,8 +32,13 @@ _encode = msgspec.json.Encoder().encode
 
 
 def json_line(record: Record) -> bytes:
-    """One record as `--json` prints it: its `to_dict()` as a line of JSON."""
-    return _encode(record.to_dict()) + b"\n"
+    """One record as `--json` prints it: its `to_dict()` as a line of JSON (a lone surrogate,
+    from bytes that were not UTF-8, escaped)."""
+    data = record.to_dict()
+    try:
+        return _encode(data) + b"\n"
+    except UnicodeEncodeError:
+        return _encode(escape_deep(data)) + b"\n"
 
 
 def exit_code(end: TurnEnd | None) -> int:
@@ -117,11 +123,11 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Bina
             if json_mode:
                 out.write(json_line(record))
             elif type(record) is TextDelta:
-                out.write(record.content.encode())
+                out.write(escape_surrogates(record.content).encode())
                 wrote_text = record.content
             elif type(record) is CommandOutput:
                 wrote_text = record.text if record.text.endswith("\n") else record.text + "\n"
-                out.write(wrote_text.encode())
+                out.write(escape_surrogates(wrote_text).encode())
             if type(record) is TurnEnd:
                 end = record
             flusher.request()

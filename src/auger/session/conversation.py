@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from auger.llm.messages import AssistantMessage, Message
+import msgspec
+
+from auger.llm.messages import AssistantMessage, Message, message_from_dict
+from auger.llm.text import escape_deep
 from auger.session.compaction import estimate
 from auger.session.context import build_context
 from auger.session.entries import (
@@ -16,8 +19,19 @@ from auger.session.entries import (
 )
 from auger.session.store import SessionFile
 
+_encode = msgspec.json.Encoder().encode
+
 CONTEXT_ENTRIES = (CompactionEntry, CustomMessageEntry, BranchSummaryEntry)
 """Entries other than messages that change what the model is sent."""
+
+
+def _encodable(message: Message) -> Message:
+    data = message.to_dict()
+    try:
+        _encode(data)
+    except UnicodeEncodeError:
+        return message_from_dict(escape_deep(data))
+    return message
 
 
 class Conversation:
@@ -43,7 +57,9 @@ class Conversation:
         return self.session.path if self.session.exists else None
 
     def append(self, message: Message) -> None:
-        """Add a message to the context and the session."""
+        """Add a message to the context and the session; bytes that were not UTF-8 (lone
+        surrogates) are escaped first, so neither the request nor the file can fail on them."""
+        message = _encodable(message)
         self.messages.append(message)
         self.session.append(MessageEntry(message))
         if isinstance(message, AssistantMessage):
