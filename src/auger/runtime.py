@@ -207,7 +207,7 @@ class Runtime:
         restored = session is not None
         if session is not None and not save:
             session.persist = False
-        self.conversation = Conversation(session or self._new_session(save))
+        self.conversation = Conversation(session or self._new_session(save), self.notify)
         self._start_reason = "restore" if restored else "new"
         first, last = _bundled() if bundled else ([], [])
         self._sources = [*first, *map(as_source, extensions), *last]
@@ -470,7 +470,7 @@ class Runtime:
 
     def _enter(self, session: SessionFile, reason: str) -> None:
         self.conversation.session.close()
-        self.conversation = Conversation(session)
+        self.conversation = Conversation(session, self.notify)
         self._start_reason, self._started = reason, False
         for warning in session.warnings:
             self.notify(warning, "warning")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 
@@ -20,6 +22,10 @@ from auger.session.entries import (
 from auger.session.store import SessionFile
 
 _encode = msgspec.json.Encoder().encode
+
+E = TypeVar("E")
+Notify = Callable[[str, str], None]
+"""Where a notice goes: `(message, level)`."""
 
 CONTEXT_ENTRIES = (CompactionEntry, CustomMessageEntry, BranchSummaryEntry)
 """Entries other than messages that change what the model is sent."""
@@ -41,8 +47,9 @@ class Conversation:
     branch itself changes (compaction, navigation, a switch), so a turn never re-reads the tree.
     """
 
-    def __init__(self, session: SessionFile) -> None:
+    def __init__(self, session: SessionFile, notify: Notify | None = None) -> None:
         self.session = session
+        self._notify = notify
         self.messages: list[Message] = build_context(session.branch())
         self._anchor: tuple[int, int] | None = None
 
@@ -61,16 +68,28 @@ class Conversation:
         surrogates) are escaped first, so neither the request nor the file can fail on them."""
         message = _encodable(message)
         self.messages.append(message)
-        self.session.append(MessageEntry(message))
+        self._saving(lambda: self.session.append(MessageEntry(message)))
         if isinstance(message, AssistantMessage):
             usage = message.usage
             self._anchor = (len(self.messages), usage.input_tokens + usage.output_tokens)
 
     def append_entry(self, entry: Entry) -> Entry:
         """Add a non-message entry; the context is rebuilt if the entry changes it."""
-        written = self.session.append(entry)
+        written = self._saving(lambda: self.session.append(entry))
         if isinstance(written, CONTEXT_ENTRIES):
             self.rebuild()
+        return written
+
+    def _saving(self, write: Callable[[], E]) -> E:
+        """Run a write; the first time the file stops being written, say so once."""
+        was = self.session.unsaved
+        written = write()
+        if self.session.unsaved and not was and self._notify is not None:
+            self._notify(
+                f"the session is not being saved ({self.session.unsaved}): "
+                "this conversation goes on in memory only",
+                "warning",
+            )
         return written
 
     def rebuild(self) -> None:

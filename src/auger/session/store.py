@@ -162,7 +162,9 @@ class SessionFile:
     """A session file's header and its tree of entries, with a leaf where the next entry goes.
 
     `entries` holds the tree's entries in file order, `warnings` what loading skipped, `labels`
-    each labelled entry's label, and `name` the session's latest name.
+    each labelled entry's label, and `name` the session's latest name. A write that fails (a
+    read-only or full disk) never fails `append`: the session goes on in memory only, and
+    `unsaved` says why.
     """
 
     def __init__(self, path: Path, header: SessionHeader, *, persist: bool = True) -> None:
@@ -182,6 +184,7 @@ class SessionFile:
         self._fd: int | None = None
         # Lines waiting for the first message entry; `None` once the file exists.
         self._pending: list[bytes] | None = []
+        self.unsaved: str | None = None
 
     @classmethod
     def create(
@@ -381,19 +384,30 @@ class SessionFile:
         """Create the file with the header (titled by the first prompt) and `lines`."""
         if not self.header.title:
             self.header = msgspec.structs.replace(self.header, title=_title(entries))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(self.path, flags, 0o600)
         except FileExistsError:
             raise SessionError(f"{self.path} already exists") from None
-        _write_locked(self._fd, b"".join([_encode(self.header.to_dict()), b"\n", *lines]))
+        except OSError as exc:
+            self._stop_saving(exc)
+            return
         self._pending = None
+        try:
+            _write_locked(self._fd, b"".join([_encode(self.header.to_dict()), b"\n", *lines]))
+        except OSError as exc:
+            self._stop_saving(exc)
 
     def _write(self, line: bytes) -> None:
-        if self._fd is None:
-            try:
+        try:
+            if self._fd is None:
                 self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
-            except FileNotFoundError:
-                raise SessionError(f"{self.path} was removed") from None
-        _write_locked(self._fd, line)
+            _write_locked(self._fd, line)
+        except OSError as exc:
+            self._stop_saving(exc)
+
+    def _stop_saving(self, exc: OSError) -> None:
+        self.persist = False
+        self.unsaved = f"{exc.filename or self.path}: {exc.strerror or exc}"
+        self.close()
