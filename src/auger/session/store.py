@@ -6,6 +6,10 @@ never interleave their lines; nothing is buffered in the process, so a crash los
 line being written (no `fsync`: an OS crash may lose more). The file appears with the first
 `message` entry: entries appended before it are held in memory, so an empty start leaves no file.
 
+Two writers: before each write, under the lock, the file's size is checked against what this
+process last read or wrote; when another process appended meanwhile, its entries are loaded
+first (`catch_up`), so nothing it wrote is unknown here.
+
 Where the leaf is: a reopened file's leaf is the last entry in it. Navigating without adding
 anything (`set_leaf`) appends a small `leaf` entry whose `parent_id` is the new leaf; it is not
 part of the tree, and its id is not reserved (nothing ever looks one up).
@@ -144,16 +148,25 @@ def _line(entry: Entry) -> bytes:
     return _encode(entry.to_dict()) + b"\n"
 
 
-def _write_locked(fd: int, data: bytes) -> None:
+class LeafMoved(Exception):
+    """Another writer appended to the session file since this process last read or wrote it."""
+
+
+def _write_locked(fd: int, data: bytes, expected: int | None = None) -> int:
+    """Append `data` whole; returns the file's new size. With `expected`, raises `LeafMoved`
+    instead of writing when the file is no longer that size."""
     fcntl.flock(fd, fcntl.LOCK_EX)
     try:
         size = os.fstat(fd).st_size
+        if expected is not None and size != expected:
+            raise LeafMoved
         if size and os.pread(fd, 1, size - 1) != b"\n":
             # A writer was killed mid-line: end its torn line so ours stays whole.
             data = b"\n" + data
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
+        return size + len(data)
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
@@ -185,6 +198,9 @@ class SessionFile:
         # Lines waiting for the first message entry; `None` once the file exists.
         self._pending: list[bytes] | None = []
         self.unsaved: str | None = None
+        # The file's size and line count as this object last read or wrote it.
+        self._size: int | None = None
+        self._lines = 0
 
     @classmethod
     def create(
@@ -204,35 +220,63 @@ class SessionFile:
         (such a file is never written to).
         """
         path = Path(path)
-        lines = read_session_bytes(path).split(b"\n")
-        session = cls(path, read_header(path, lines[0]))
+        data = read_session_bytes(path)
+        first, _, rest = data.partition(b"\n")
+        session = cls(path, read_header(path, first))
         session._pending = None
-        last = len(lines)
-        for number, line in enumerate(lines[1:], start=2):
+        session._size = len(first) + 1
+        session._lines = 1
+        session._load(rest)
+        return session
+
+    def _load(self, data: bytes) -> list[Entry]:
+        """Add the entries of `data`, the file's bytes after those already loaded; returns them."""
+        lines = data.split(b"\n")
+        added: list[Entry] = []
+        for index, line in enumerate(lines):
+            number = self._lines + 1 + index
             if not line:
                 continue
-            where = f"{path}:{number}"
+            where = f"{self.path}:{number}"
             try:
                 raw = _decode(line)
             except (ValueError, RecursionError) as exc:
-                if number == last:
+                if index == len(lines) - 1:
                     reason = "a torn last line (the writer was stopped mid-line)"
                 elif isinstance(exc, RecursionError):
                     reason = "an unreadable line (nested too deeply)"
                 else:
                     reason = f"an unreadable line ({exc})"
-                session.warnings.append(f"{where}: skipped {reason}")
+                self.warnings.append(f"{where}: skipped {reason}")
                 continue
             try:
                 entry = entry_from_dict(raw)
             except ValueError as exc:
-                session.warnings.append(f"{where}: skipped an invalid entry ({exc})")
+                self.warnings.append(f"{where}: skipped an invalid entry ({exc})")
                 continue
-            if entry.id in session._by_id and not isinstance(entry, LeafEntry):
-                session.warnings.append(f"{where}: skipped a duplicate id {entry.id}")
+            if entry.id in self._by_id and not isinstance(entry, LeafEntry):
+                self.warnings.append(f"{where}: skipped a duplicate id {entry.id}")
                 continue
-            session._add(entry)
-        return session
+            self._add(entry)
+            added.append(entry)
+        self._lines += len(lines) - 1
+        self._size = (self._size or 0) + len(data)
+        return added
+
+    def catch_up(self) -> list[Entry]:
+        """Load what another writer appended since this object last read or wrote the file,
+        and return it; the leaf moves to the file's last entry, as on reopening."""
+        if self._size is None or not self.persist:
+            return []
+        try:
+            if os.stat(self.path).st_size == self._size:
+                return []
+            with open(self.path, "rb") as file:
+                file.seek(self._size)
+                data = file.read()
+        except OSError:
+            return []
+        return self._load(data)
 
     @property
     def exists(self) -> bool:
@@ -395,7 +439,9 @@ class SessionFile:
             return
         self._pending = None
         try:
-            _write_locked(self._fd, b"".join([_encode(self.header.to_dict()), b"\n", *lines]))
+            header = _encode(self.header.to_dict()) + b"\n"
+            self._size = _write_locked(self._fd, b"".join([header, *lines]))
+            self._lines = 1 + len(lines)
         except OSError as exc:
             self._stop_saving(exc)
 
@@ -403,9 +449,17 @@ class SessionFile:
         try:
             if self._fd is None:
                 self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
-            _write_locked(self._fd, line)
+            try:
+                size = _write_locked(self._fd, line, self._size)
+            except LeafMoved:
+                # Another writer got in first: know its entries; ours lands as a branch.
+                self.catch_up()
+                size = _write_locked(self._fd, line)
         except OSError as exc:
             self._stop_saving(exc)
+            return
+        self._lines += (size - (self._size or 0)) - len(line) + 1  # a torn line ended: +1
+        self._size = size
 
     def _stop_saving(self, exc: OSError) -> None:
         self.persist = False
