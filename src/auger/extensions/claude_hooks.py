@@ -37,6 +37,10 @@ from auger.records import SessionEnd, SessionStart
 from auger.tools.jobs import signal_group, stop_group
 
 DEFAULT_TIMEOUT = 60.0
+MAX_OUTPUT_BYTES = 1024 * 1024
+"""What is kept of a hook's stdout (and of its stderr); the rest is read and dropped."""
+MAX_MODEL_CHARS = 10_000
+"""The most of a hook's text the model is given, as Claude Code gives it."""
 
 # auger tool → (Claude Code's name, auger argument → Claude Code's argument)
 CLAUDE_TOOLS: dict[str, tuple[str, dict[str, str]]] = {
@@ -86,16 +90,16 @@ class Result(msgspec.Struct, frozen=True):
     def block(self) -> str | None:
         """The reason of an exit 2 or of `decision: "block"`, or `None`."""
         if self.blocked is not None:
-            return self.blocked
+            return _clip(self.blocked)
         if self.output.get("decision") == "block":
-            return str(self.output.get("reason") or "blocked by a hook")
+            return _clip(str(self.output.get("reason") or "blocked by a hook"))
         return None
 
     @property
     def context(self) -> str:
         """`hookSpecificOutput.additionalContext`, or `""`."""
         value = self.specific.get("additionalContext")
-        return value if isinstance(value, str) else ""
+        return _clip(value) if isinstance(value, str) else ""
 
 
 def claude_tool(name: str) -> str:
@@ -234,7 +238,7 @@ class Hooks:
             return None
         try:
             async with asyncio.timeout(hook.timeout):
-                out, err = await process.communicate(json.dumps(payload).encode())
+                out, err = await _exchange(process, json.dumps(payload).encode())
         except TimeoutError:
             await stop_group(process)
             ctx.notify(f"{event} hook {hook.command} timed out after {hook.timeout:g}s", "warning")
@@ -415,16 +419,59 @@ class Hooks:
         return None
 
 
+async def _capped(stream: asyncio.StreamReader | None, cap: int) -> bytes:
+    """The first `cap` bytes of a stream, read to its end so the writer never blocks; what
+    was cut is noted after them."""
+    kept: list[bytes] = []
+    size = 0
+    while stream is not None and (chunk := await stream.read(64 * 1024)):
+        if size < cap:
+            kept.append(chunk[: cap - size])
+        size += len(chunk)
+    data = b"".join(kept)
+    if size > cap:
+        data += f"\n[hook output truncated: {size - cap} more bytes]".encode()
+    return data
+
+
+async def _exchange(process: asyncio.subprocess.Process, payload: bytes) -> tuple[bytes, bytes]:
+    """Send `payload` on stdin and read stdout and stderr, each kept to `MAX_OUTPUT_BYTES`."""
+
+    async def send() -> None:
+        assert process.stdin is not None
+        try:
+            process.stdin.write(payload)
+            await process.stdin.drain()
+            process.stdin.close()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # a hook may exit without reading its input
+
+    _, out, err = await asyncio.gather(
+        send(),
+        _capped(process.stdout, MAX_OUTPUT_BYTES),
+        _capped(process.stderr, MAX_OUTPUT_BYTES),
+    )
+    await process.wait()
+    return out, err
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_MODEL_CHARS:
+        return text
+    more = len(text) - MAX_MODEL_CHARS
+    return f"{text[:MAX_MODEL_CHARS]}… [hook output truncated: {more} more chars]"
+
+
 def _parse(stdout: str) -> Result:
     text = stdout.strip()
     if text.startswith("{"):
         try:
             value = json.loads(text)
-        except ValueError:
-            return Result(text=stdout)
+        except (ValueError, RecursionError):
+            return Result(text=_clip(stdout))
         if isinstance(value, dict):
             return Result(output=value)
-    return Result(text=stdout)
+    return Result(text=_clip(stdout))
 
 
 def extension(g: Any) -> None:

@@ -27,6 +27,8 @@ EXIT_CODES = {
     "cancelled": 130,
 }
 CONFIG_ERRORS = frozenset({"auth", "not_found", "unknown_command"})
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""What stops `auger -p` cleanly; SIGTERM exits 143 and SIGHUP 129 (128 + the signal)."""
 
 _encode = msgspec.json.Encoder().encode
 
@@ -101,17 +103,19 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Bina
     """Run one prompt, render it to `out` (UTF-8 bytes), and return the exit code (SPEC §5)."""
     loop = asyncio.get_running_loop()
     flusher = _Flusher(out, loop)
-    interrupts = 0
+    stopped_by: list[int] = []
 
-    def on_sigint() -> None:
-        nonlocal interrupts
-        interrupts += 1
-        if interrupts > 1:
-            os._exit(130)
+    def on_signal(signum: int) -> None:
+        # SIGTERM and SIGHUP clean up as Ctrl-C does: the turn is cancelled, its command and
+        # background jobs killed, their temp files removed. A second signal exits at once.
+        stopped_by.append(signum)
+        if len(stopped_by) > 1:
+            os._exit(128 + signum)
         runtime.cancel()
 
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    for signum in STOP_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, on_signal, signum)
     end: TurnEnd | None = None
     wrote_text = ""
     try:
@@ -137,7 +141,10 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Bina
     except BrokenPipeError:
         runtime.cancel()
     finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGINT)
+        for signum in STOP_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
         await runtime.close()
+    if stopped_by and stopped_by[0] != signal.SIGINT:
+        return 128 + stopped_by[0]
     return exit_code(end)
