@@ -11,6 +11,7 @@ from typing import BinaryIO, TextIO
 
 import msgspec
 
+from auger.hosts.stdout import stdout_failed
 from auger.llm.records import Record
 from auger.llm.text import escape_deep, escape_surrogates
 from auger.records import CommandOutput, TextDelta, TurnEnd
@@ -95,7 +96,7 @@ class _Flusher:
 
     def _flush(self) -> None:
         self._scheduled = False
-        with contextlib.suppress(BrokenPipeError):
+        with contextlib.suppress(OSError):  # run_print's next write reports it
             self._out.flush()
 
 
@@ -117,6 +118,7 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Bina
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, on_signal, signum)
     end: TurnEnd | None = None
+    failed: OSError | None = None
     wrote_text = ""
     try:
         stream = runtime.prompt(prompt)
@@ -138,13 +140,17 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Bina
         if not json_mode and wrote_text and not wrote_text.endswith("\n"):
             out.write(b"\n")
         out.flush()
-    except BrokenPipeError:
+    except OSError as exc:  # stdout stopped taking output: a closed pipe, a full disk
         runtime.cancel()
+        failed = exc
     finally:
         for signum in STOP_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signum)
         await runtime.close()
+    if failed is not None:
+        code = stdout_failed(failed)
+        return exit_code(end) if isinstance(failed, BrokenPipeError) else code
     if stopped_by and stopped_by[0] != signal.SIGINT:
         return 128 + stopped_by[0]
     return exit_code(end)
