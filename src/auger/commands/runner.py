@@ -47,7 +47,8 @@ async def run_user_bash(rt: Runtime, command: str) -> None:
     from auger.tools.bash import TOOL
 
     await rt.bus.emit("user_bash", UserBash(command))
-    result = await TOOL.run({"command": command}, ToolContext(rt.cwd, rt.env, home=rt.home))
+    context = ToolContext(rt.cwd, rt.env, home=rt.home, jobs=rt.jobs)  # spills into its dir
+    result = await TOOL.run({"command": command}, context)
     text = result if isinstance(result, str) else result.content
     await rt.publish(CommandOutput(f"!{command}", text))
     rt.append(UserMessage.of(f"I ran `{command}` in the shell. Its output:\n{text}"))
