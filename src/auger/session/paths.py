@@ -15,7 +15,8 @@ from typing import Any
 
 import msgspec
 
-from auger.session.store import SessionError, read_header, read_session_bytes
+from auger.session.files import SessionError, read_session_bytes
+from auger.session.store import read_header
 
 SLUG_LIMIT = 60
 

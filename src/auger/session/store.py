@@ -17,9 +17,7 @@ part of the tree, and its id is not reserved (nothing ever looks one up).
 
 from __future__ import annotations
 
-import fcntl
 import os
-import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import EllipsisType
@@ -40,6 +38,12 @@ from auger.session.entries import (
     new_id,
     timestamp,
 )
+from auger.session.files import (
+    LeafMoved,
+    SessionError,
+    read_session_bytes,
+    write_locked,
+)
 
 SCHEMA_VERSION = 1
 """The session file format this version writes and reads; a newer file is refused."""
@@ -50,10 +54,6 @@ E = TypeVar("E", bound=Entry)
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
-
-
-class SessionError(Exception):
-    """A session file that cannot be used: missing, not a session, newer, or a bad request."""
 
 
 class SessionHeader(msgspec.Struct, frozen=True, kw_only=True):
@@ -103,29 +103,6 @@ def read_header(path: Path, line: bytes) -> SessionHeader:
         raise SessionError(f"{path} has a bad session header: {exc}") from None
 
 
-def read_session_bytes(path: Path) -> bytes:
-    """The bytes of the session file at `path`.
-
-    Raises `SessionError` when it is missing, unreadable, or not a regular file: a FIFO, a
-    device or a directory is refused without blocking or reading it.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-    except FileNotFoundError:
-        raise SessionError(f"no session file at {path}") from None
-    except OSError as exc:
-        raise SessionError(f"cannot read session file {path}: {exc.strerror}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SessionError(f"{path} is not a regular file, so it cannot be a session")
-        with os.fdopen(os.dup(fd), "rb") as file:
-            return file.read()
-    except OSError as exc:
-        raise SessionError(f"cannot read session file {path}: {exc.strerror}") from None
-    finally:
-        os.close(fd)
-
-
 class TreeRow(msgspec.Struct, frozen=True):
     """One entry of `SessionFile.tree()`: indented one step more only where the tree branches."""
 
@@ -146,29 +123,6 @@ def _title(entries: Iterable[Entry]) -> str:
 
 def _line(entry: Entry) -> bytes:
     return _encode(entry.to_dict()) + b"\n"
-
-
-class LeafMoved(Exception):
-    """Another writer appended to the session file since this process last read or wrote it."""
-
-
-def _write_locked(fd: int, data: bytes, expected: int | None = None) -> int:
-    """Append `data` whole; returns the file's new size. With `expected`, raises `LeafMoved`
-    instead of writing when the file is no longer that size."""
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    try:
-        size = os.fstat(fd).st_size
-        if expected is not None and size != expected:
-            raise LeafMoved
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            # A writer was killed mid-line: end its torn line so ours stays whole.
-            data = b"\n" + data
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        return size + len(data)
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 class SessionFile:
@@ -440,7 +394,7 @@ class SessionFile:
         self._pending = None
         try:
             header = _encode(self.header.to_dict()) + b"\n"
-            self._size = _write_locked(self._fd, b"".join([header, *lines]))
+            self._size = write_locked(self._fd, b"".join([header, *lines]))
             self._lines = 1 + len(lines)
         except OSError as exc:
             self._stop_saving(exc)
@@ -450,11 +404,11 @@ class SessionFile:
             if self._fd is None:
                 self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
             try:
-                size = _write_locked(self._fd, line, self._size)
+                size = write_locked(self._fd, line, self._size)
             except LeafMoved:
                 # Another writer got in first: know its entries; ours lands as a branch.
                 self.catch_up()
-                size = _write_locked(self._fd, line)
+                size = write_locked(self._fd, line)
         except OSError as exc:
             self._stop_saving(exc)
             return
