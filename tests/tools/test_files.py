@@ -181,3 +181,18 @@ async def test_binary_is_told_from_the_first_block(call: Call, tmp_path: Path) -
     edited = await call(EDIT, path="disk.img", old_string="text", new_string="t")
     assert edited.error_type == "too_large"
     assert "use bash" in edited.content
+
+
+@pytest.mark.slow
+def test_grep_on_a_huge_single_line_reads_a_bounded_part_of_it(
+    tmp_path: Path, ctx: ToolContext
+) -> None:
+    (tmp_path / "one.txt").write_text("match" + "y" * 100_000_000 + "\n")  # one 100 MB line
+    result: list[str] = []
+
+    async def run() -> None:
+        result.append(await GREP.run({"pattern": "match", "path": "one.txt"}, ctx))  # type: ignore[arg-type]
+
+    peak = peak_bytes(run())
+    assert result[0].startswith("one.txt:1:match" + "y" * 495 + "… [line truncated: ")
+    assert peak < 50_000_000, peak  # main: 300 MB

@@ -27,6 +27,8 @@ from auger.tools.truncate import capped, clip_line
 
 DEFAULT_LIMIT = 100
 LINE_CHARS = 500
+MAX_RG_OUTPUT = 8 * 1024 * 1024
+"""The most of ripgrep's matching lines read per batch: a match in a huge line stays cheap."""
 TIME_LIMIT = 60.0
 """Seconds a search may take; then it is stopped (its process killed) and the model told."""
 
@@ -75,6 +77,7 @@ async def _rg_matches(
             ],
             target.root,
             ctx.env,
+            MAX_RG_OUTPUT,
         )
         lines = []
         for row in out.split(b"\n"):

@@ -86,8 +86,11 @@ def glob_args(glob: PathGlob | None) -> list[str]:
     return [*(("--glob", glob.pattern) if glob else ()), "--glob", "!.git"]
 
 
-async def run_rg(rg: str, args: list[str], cwd: Path, env: Mapping[str, str]) -> bytes:
-    """Ripgrep's output; a tool error when it fails without finding anything."""
+async def run_rg(
+    rg: str, args: list[str], cwd: Path, env: Mapping[str, str], limit: int | None = None
+) -> bytes:
+    """Ripgrep's output; a tool error when it fails without finding anything. With `limit`,
+    ripgrep is stopped once it has printed that many bytes (matching lines can be huge)."""
     process = await asyncio.create_subprocess_exec(
         rg,
         *args,
@@ -98,7 +101,10 @@ async def run_rg(rg: str, args: list[str], cwd: Path, env: Mapping[str, str]) ->
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        out, err = await process.communicate()
+        if limit is None:
+            out, err = await process.communicate()
+        else:
+            out, err = await _first_bytes(process, limit)
     except asyncio.CancelledError:
         process.kill()
         await process.wait()
@@ -108,6 +114,26 @@ async def run_rg(rg: str, args: list[str], cwd: Path, env: Mapping[str, str]) ->
         kind = "validation_error" if "regex" in message else "command_failed"
         raise ToolError(kind, f"ripgrep failed: {message}")
     return out
+
+
+async def _first_bytes(process: asyncio.subprocess.Process, limit: int) -> tuple[bytes, bytes]:
+    """The first `limit` bytes of stdout (the process is killed there) and all of stderr."""
+    assert process.stdout is not None and process.stderr is not None
+    stdout = process.stdout
+
+    async def head() -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit and (chunk := await stdout.read(64 * 1024)):
+            chunks.append(chunk)
+            size += len(chunk)
+        if size >= limit and process.returncode is None:
+            process.kill()
+        return b"".join(chunks)[:limit]
+
+    out, err = await asyncio.gather(head(), process.stderr.read())
+    await process.wait()
+    return out, err
 
 
 def names(out: bytes) -> list[str]:
