@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 
 TYPE_CHECKING = False  # importing typing would slow `auger --version`
 if TYPE_CHECKING:
     import argparse
+
+_OUTPUT_ERRORS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+"""Write errors that mean stdout stopped taking output (a closed pipe, a full disk)."""
 
 USAGE = "usage: auger [-p] [--json] [--model PROVIDER/NAME] [options] [PROMPT ...]"
 
@@ -14,12 +19,30 @@ USAGE = "usage: auger [-p] [--json] [--model PROVIDER/NAME] [options] [PROMPT ..
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script."""
     args = sys.argv[1:] if argv is None else argv
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        if sys.stderr is not None:
+            sys.stderr.write("auger: standard output is closed: nowhere to print\n")
+        return 2
     if args in (["--version"], ["-V"]):
         from auger._version import __version__
 
         sys.stdout.write(f"auger {__version__}\n")
         return 0
-    return _run(args)
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        sys.stderr.write("auger: the working directory no longer exists; cd to one that does\n")
+        return 2
+    try:
+        code = _run(args)
+        sys.stdout.flush()  # here, where a closed pipe is handled, not at interpreter exit
+        return code
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRORS:
+            raise
+        from auger.hosts.stdout import stdout_failed
+
+        return stdout_failed(exc)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,9 +83,11 @@ def _run(args: list[str]) -> int:
         from auger.hosts.terminal.app import run_terminal
 
         return run_terminal(opts)
-    prompt = " ".join(opts.prompt)
+    from auger.llm.text import decode_input, escape_surrogates
+
+    prompt = escape_surrogates(" ".join(opts.prompt))
     if not sys.stdin.isatty():
-        piped = sys.stdin.read()
+        piped = decode_input(sys.stdin.buffer.read())
         prompt = f"{prompt}\n\n{piped}" if prompt and piped.strip() else (prompt or piped)
     if not prompt.strip():
         sys.stderr.write("auger: empty prompt — pass it as an argument or on stdin\n")

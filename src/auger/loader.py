@@ -125,6 +125,10 @@ async def discover(
             notices.append(notice)
     for raw in paths:
         path = (cwd / raw).expanduser()
+        if path.is_dir():
+            raise ConfigError(
+                f"--extension {raw} is a directory: give the .py file of an extension"
+            )
         if not path.is_file():
             raise ConfigError(f"extension file {raw} does not exist")
         sources.append(from_file(path, "flag"))

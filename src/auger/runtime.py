@@ -117,7 +117,7 @@ class Runtime:
         save = save and "recorder" not in self._disabled
         if session is not None and not save:
             session.persist = False
-        conversation = Conversation(session or new_session(place, save))
+        conversation = Conversation(session or new_session(place, save), self._stream.notify)
         first, last = bundled_sources() if bundled else ([], [])
         self._sources = [*first, *map(as_source, extensions), *last]
         self._stamps = self._file_stamps()
@@ -140,7 +140,7 @@ class Runtime:
         self._sessions = Sessions(state, self._stream, self._bus)
         self._sync: SyncDriver | None = None
         registry, failures = self._load()
-        for warning in key_warnings:
+        for warning in [*key_warnings, *conversation.session.warnings]:
             self.notify(warning, "warning")
         for failure in failures:
             self.notify(failure, "error")

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from auger.extensions.claude_format import from_claude_input, matches, to_claude_input
 from auger.extensions.claude_hooks import extension
 from auger.host import Host
@@ -395,3 +397,23 @@ def test_bash_timeouts_are_milliseconds_for_claude_code() -> None:
         "command": "make",
         "timeout": 5.0,
     }
+
+
+@pytest.mark.slow
+async def test_a_flood_of_hook_output_is_capped_in_memory_and_for_the_model(
+    tmp_path: Path,
+) -> None:
+    import tracemalloc
+
+    provider = ScriptedProvider([Reply.of("ok")])
+    flood = "head -c 300000000 /dev/zero | tr '\\0' 'x'"  # 300 MB on stdout
+    tracemalloc.start()
+    try:
+        await collect(hooks_runtime(tmp_path, provider, on("UserPromptSubmit", flood)), "hi")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    sent = provider.requests[0].messages[-1].text
+    assert sent.startswith("hi\n\n" + "x" * 10_000 + "… [hook output truncated: ")
+    assert len(sent) < 10_100
+    assert peak < 20_000_000, peak

@@ -256,3 +256,24 @@ def test_no_model_is_a_usage_error(project: Project) -> None:
     result = project.run("rpc", stdin="")
     assert result.returncode == 2
     assert "no model chosen" in result.stderr
+
+
+@pytest.mark.slow
+def test_switch_to_a_fifo_or_a_device_is_refused_and_the_server_goes_on(
+    project: Project, rpc: Any
+) -> None:
+    import os
+
+    project.script([{"text": "noted"}])
+    os.mkfifo(project.root / "pipe.jsonl")
+    server = rpc()
+    for number, path in enumerate([str(project.root / "pipe.jsonl"), "/dev/zero"], start=1):
+        server.send(id=number, type="switch", path=path)
+        answer = server.next(timeout=10)
+        assert answer["ok"] is False
+        assert answer["error"]["message"] == (
+            f"{path} is not a regular file, so it cannot be a session"
+        )
+    server.send(id=3, type="get_state")
+    assert server.next()["id"] == 3
+    server.finish()

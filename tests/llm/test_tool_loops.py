@@ -73,7 +73,7 @@ def test_a_tool_loop_with_a_malformed_call_keeps_its_reasoning(
         assert server.returned == ([0, 0, 0] if rules == "openai" else [0, 1, 2])
         last = json.dumps(server.requests[-1].body)
     assert "hello from notes" in last  # the first call ran
-    assert "are not a JSON object" in last  # the model is told its second call was malformed
+    assert "ERROR: the arguments of read are not valid JSON" in last  # told it was malformed
     assert records[-1]["stop_reason"] == "completed"
 
 

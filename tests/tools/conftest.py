@@ -82,11 +82,11 @@ def ctx(tmp_path: Path, jobs: Jobs) -> ToolContext:
 
 @pytest.fixture
 def no_rg(ctx: ToolContext) -> ToolContext:
-    """`ctx` with every directory holding an `rg` taken off its PATH."""
+    """`ctx` without ripgrep: `AUGER_RG` empty, and every directory holding an `rg` taken off
+    its PATH."""
     dirs = [d for d in ctx.env["PATH"].split(os.pathsep) if not shutil.which("rg", path=d)]
-    context = ToolContext(
-        cwd=ctx.cwd, env={**ctx.env, "PATH": os.pathsep.join(dirs)}, jobs=ctx.jobs
-    )
+    env = {**ctx.env, "PATH": os.pathsep.join(dirs), "AUGER_RG": ""}
+    context = ToolContext(cwd=ctx.cwd, env=env, jobs=ctx.jobs)
     assert shutil.which("rg", path=context.env["PATH"]) is None
     return context
 

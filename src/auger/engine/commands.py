@@ -54,7 +54,7 @@ async def run_user_bash(state: AgentState, stream: Stream, bus: Bus, command: st
         stream.notify("!command needs the bash tool, which this session does not have", "error")
         return
     place = state.place
-    ctx = ToolContext(place.cwd, place.env, home=place.home, jobs=state.jobs)
+    ctx = ToolContext(place.cwd, place.env, home=place.home, jobs=state.jobs, files=state.files)
     try:
         result = await tool.run({"command": command}, ctx)
     except ToolError as exc:

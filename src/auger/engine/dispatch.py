@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 from typing import Any
 
 import msgspec
@@ -14,6 +13,7 @@ from auger.bus import Bus
 from auger.engine.state import AgentState
 from auger.engine.stream import Stream
 from auger.events import ToolCallEvent, ToolEnd, ToolStart
+from auger.llm.arguments import parse_arguments
 from auger.llm.messages import ImagePart, TextPart, ToolCall, ToolResultMessage
 from auger.records import AfterToolCall, BeforeToolCall
 from auger.tools.base import ToolContext, ToolError, ToolResponse
@@ -40,11 +40,10 @@ class Dispatch:
                 raise
 
     async def _one(self, call: ToolCall) -> None:
-        args = parse_args(call.arguments)
-        if args is None:
-            problem = (
-                f"ERROR: the arguments of {call.name} are not a JSON object: {call.arguments[:200]}"
-            )
+        try:
+            args = parse_arguments(call.arguments)
+        except ValueError as exc:
+            problem = f"ERROR: the arguments of {call.name} are {exc}: {call.arguments[:200]}"
             await self._after(call, {}, ToolResponse.error("validation_error", problem), 0.0)
             return
         blocked = self.blocked.get(call.name)
@@ -96,7 +95,9 @@ class Dispatch:
             text = f"ERROR: unknown tool {call.name!r}. Available tools: {names}"
             return ToolResponse.error("unknown_tool", text), 0.0
         place = state.place
-        ctx = ToolContext(place.cwd, place.env, call.call_id, place.home, state.jobs)
+        ctx = ToolContext(
+            place.cwd, place.env, call.call_id, place.home, state.jobs, files=state.files
+        )
         started = place.clock()
         try:
             result = await found.run(args, ctx)
@@ -120,12 +121,3 @@ class Dispatch:
         self.state.conversation.append(
             ToolResultMessage(call.call_id, call.name, content, response.is_error)
         )
-
-
-def parse_args(raw: str) -> dict[str, Any] | None:
-    """The call's arguments as a dict, or `None` when they are not a JSON object."""
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None

@@ -30,7 +30,7 @@ def new_session(place: Place, save: bool) -> SessionFile:
 def enter(state: AgentState, stream: Stream, session: SessionFile, opening: Opening) -> None:
     """Continue in `session` from now on; the next stream opens with its `session_start`."""
     state.conversation.session.close()
-    state.conversation = Conversation(session)
+    state.conversation = Conversation(session, stream.notify)
     state.opening = opening
     for warning in session.warnings:
         stream.notify(warning, "warning")

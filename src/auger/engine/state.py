@@ -15,6 +15,7 @@ from auger.llm.provider import Model, Provider
 from auger.llm.usage import Usage
 from auger.session.conversation import Conversation
 from auger.tools.base import Tool
+from auger.tools.files import FileReads
 from auger.tools.jobs import Jobs
 
 Opening = Literal["new", "restore", "reload"]
@@ -102,6 +103,8 @@ class AgentState:
         self.limits = limits
         self.settings = settings
         self.jobs = Jobs(place.clock)
+        self.files = FileReads()
+        """What the model last read or wrote of each file (to refuse writing over a change)."""
         self.ledger = Ledger(Usage())
         self.allow = None if allow is None else frozenset(allow)
         self.boundary = boundary

@@ -13,6 +13,8 @@ import msgspec
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds a hook may run (Claude Code's default)."""
+MAX_MODEL_CHARS = 10_000
+"""The most of a hook's text the model is given, as Claude Code gives it."""
 
 # auger tool → (Claude Code's name, auger argument → Claude Code's argument)
 CLAUDE_TOOLS: dict[str, tuple[str, dict[str, str]]] = {
@@ -62,16 +64,16 @@ class Result(msgspec.Struct, frozen=True):
     def block(self) -> str | None:
         """The reason of an exit 2 or of `decision: "block"`, or `None`."""
         if self.blocked is not None:
-            return self.blocked
+            return clip(self.blocked)
         if self.output.get("decision") == "block":
-            return str(self.output.get("reason") or "blocked by a hook")
+            return clip(str(self.output.get("reason") or "blocked by a hook"))
         return None
 
     @property
     def context(self) -> str:
         """`hookSpecificOutput.additionalContext`, or `""`."""
         value = self.specific.get("additionalContext")
-        return value if isinstance(value, str) else ""
+        return clip(value) if isinstance(value, str) else ""
 
 
 def claude_tool(name: str) -> str:
@@ -136,8 +138,16 @@ def parse_output(stdout: str) -> Result:
     if text.startswith("{"):
         try:
             value = json.loads(text)
-        except ValueError:
-            return Result(text=stdout)
+        except (ValueError, RecursionError):
+            return Result(text=clip(stdout))
         if isinstance(value, dict):
             return Result(output=value)
-    return Result(text=stdout)
+    return Result(text=clip(stdout))
+
+
+def clip(text: str) -> str:
+    """`text` cut to what the model may be given of a hook's output."""
+    if len(text) <= MAX_MODEL_CHARS:
+        return text
+    more = len(text) - MAX_MODEL_CHARS
+    return f"{text[:MAX_MODEL_CHARS]}… [hook output truncated: {more} more chars]"

@@ -53,6 +53,8 @@ from auger.tools.jobs import signal_group, stop_group
 
 ASK_ONCE: tuple[Decision, ...] = ("allow_once", "deny")
 """What a hook's `ask` offers: it asks about this call only."""
+MAX_OUTPUT_BYTES = 1024 * 1024
+"""What is kept of a hook's stdout (and of its stderr); the rest is read and dropped."""
 
 
 def _joined(*parts: str) -> str:
@@ -136,7 +138,7 @@ class Hooks:
             return None
         try:
             async with asyncio.timeout(hook.timeout):
-                out, err = await process.communicate(json.dumps(payload).encode())
+                out, err = await _exchange(process, json.dumps(payload).encode())
         except TimeoutError:
             await stop_group(process)
             ctx.notify(f"{event} hook {hook.command} timed out after {hook.timeout:g}s", "warning")
@@ -317,6 +319,42 @@ class Hooks:
                 ctx.notify(f"PreCompact hook blocked compaction: {reason}", "warning")
                 return False
         return None
+
+
+async def _capped(stream: asyncio.StreamReader | None, cap: int) -> bytes:
+    """The first `cap` bytes of a stream, read to its end so the writer never blocks; what
+    was cut is noted after them."""
+    kept: list[bytes] = []
+    size = 0
+    while stream is not None and (chunk := await stream.read(64 * 1024)):
+        if size < cap:
+            kept.append(chunk[: cap - size])
+        size += len(chunk)
+    data = b"".join(kept)
+    if size > cap:
+        data += f"\n[hook output truncated: {size - cap} more bytes]".encode()
+    return data
+
+
+async def _exchange(process: asyncio.subprocess.Process, payload: bytes) -> tuple[bytes, bytes]:
+    """Send `payload` on stdin and read stdout and stderr, each kept to `MAX_OUTPUT_BYTES`."""
+
+    async def send() -> None:
+        assert process.stdin is not None
+        try:
+            process.stdin.write(payload)
+            await process.stdin.drain()
+            process.stdin.close()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # a hook may exit without reading its input
+
+    _, out, err = await asyncio.gather(
+        send(),
+        _capped(process.stdout, MAX_OUTPUT_BYTES),
+        _capped(process.stderr, MAX_OUTPUT_BYTES),
+    )
+    await process.wait()
+    return out, err
 
 
 def extension(g: Any) -> None:

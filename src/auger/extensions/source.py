@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import inspect
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -40,7 +41,17 @@ class Source(msgspec.Struct, frozen=True):
 def from_callable(fn: Extension, name: str | None = None) -> Source:
     """A source for an extension that is already a Python callable."""
     label = name or getattr(fn, "__module__", "").rsplit(".", 1)[-1] or fn.__name__
-    return Source(label, lambda: fn, kind="callable")
+    return Source(label, lambda: _synchronous(fn, label), kind="callable")
+
+
+def _synchronous(fn: Extension, name: str) -> Extension:
+    """`fn`, unless it is `async def`: its registrations would never run, so that is an error."""
+    if inspect.iscoroutinefunction(fn):
+        raise ExtensionError(
+            f"{name}: extension(g) is async def; it must be a plain function "
+            "(the handlers it registers may be async)"
+        )
+    return fn
 
 
 def from_file(path: Path, kind: str = "file") -> Source:
@@ -69,4 +80,4 @@ def import_file(path: Path) -> Extension:
     fn = getattr(module, "extension", None)
     if not callable(fn):
         raise ExtensionError(f"{path.name} has no extension(g) function")
-    return fn
+    return _synchronous(fn, path.name)

@@ -11,7 +11,9 @@ from typing import BinaryIO, TextIO
 import msgspec
 
 from auger.host import NullHost
+from auger.hosts.stdout import stdout_failed
 from auger.llm.records import Record
+from auger.llm.text import escape_deep, escape_surrogates
 from auger.records import CommandOutput, Notify, TextDelta, TurnEnd
 from auger.runtime import Runtime
 
@@ -26,13 +28,20 @@ EXIT_CODES = {
     "cancelled": 130,
 }
 CONFIG_ERRORS = frozenset({"auth", "not_found", "unknown_command"})
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""What stops `auger -p` cleanly; SIGTERM exits 143 and SIGHUP 129 (128 + the signal)."""
 
 _encode = msgspec.json.Encoder().encode
 
 
 def json_line(record: Record) -> bytes:
-    """One record as `--json` prints it: its `to_dict()` as a line of JSON."""
-    return _encode(record.to_dict()) + b"\n"
+    """One record as `--json` prints it: its `to_dict()` as a line of JSON (a lone surrogate,
+    from bytes that were not UTF-8, escaped)."""
+    data = record.to_dict()
+    try:
+        return _encode(data) + b"\n"
+    except UnicodeEncodeError:
+        return _encode(escape_deep(data)) + b"\n"
 
 
 def exit_code(end: TurnEnd | None) -> int:
@@ -70,7 +79,7 @@ class _Flusher:
 
     def _flush(self) -> None:
         self._scheduled = False
-        with contextlib.suppress(BrokenPipeError):
+        with contextlib.suppress(OSError):  # run_print's next write reports it
             self._out.flush()
 
 
@@ -81,18 +90,21 @@ async def run_print(
     the exit code (SPEC §5)."""
     loop = asyncio.get_running_loop()
     flusher = _Flusher(out, loop)
-    interrupts = 0
+    stopped_by: list[int] = []
 
-    def on_sigint() -> None:
-        nonlocal interrupts
-        interrupts += 1
-        if interrupts > 1:
-            os._exit(130)
+    def on_signal(signum: int) -> None:
+        # SIGTERM and SIGHUP clean up as Ctrl-C does: the turn is cancelled, its command and
+        # background jobs killed, their temp files removed. A second signal exits at once.
+        stopped_by.append(signum)
+        if len(stopped_by) > 1:
+            os._exit(128 + signum)
         runtime.cancel()
 
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    for signum in STOP_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, on_signal, signum)
     end: TurnEnd | None = None
+    failed: OSError | None = None
     wrote_text = ""
     try:
         stream = runtime.prompt(prompt)
@@ -103,13 +115,13 @@ async def run_print(
             if json_mode:
                 out.write(json_line(record))
             elif type(record) is TextDelta:
-                out.write(record.content.encode())
+                out.write(escape_surrogates(record.content).encode())
                 wrote_text = record.content
             elif type(record) is CommandOutput:
                 wrote_text = record.text if record.text.endswith("\n") else record.text + "\n"
-                out.write(wrote_text.encode())
+                out.write(escape_surrogates(wrote_text).encode())
             if type(record) is Notify:
-                err.write(notice_line(record))
+                err.write(escape_surrogates(notice_line(record)))
                 err.flush()
             elif type(record) is TurnEnd:
                 end = record
@@ -117,10 +129,17 @@ async def run_print(
         if not json_mode and wrote_text and not wrote_text.endswith("\n"):
             out.write(b"\n")
         out.flush()
-    except BrokenPipeError:
+    except OSError as exc:  # stdout stopped taking output: a closed pipe, a full disk
         runtime.cancel()
+        failed = exc
     finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGINT)
+        for signum in STOP_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
         await runtime.close()
+    if failed is not None:
+        code = stdout_failed(failed)
+        return exit_code(end) if isinstance(failed, BrokenPipeError) else code
+    if stopped_by and stopped_by[0] != signal.SIGINT:
+        return 128 + stopped_by[0]
     return exit_code(end)

@@ -152,34 +152,67 @@ class ToolResultMessage(msgspec.Struct, frozen=True):
 Message = UserMessage | AssistantMessage | ToolResultMessage
 
 
-def _part(data: dict[str, Any]) -> Any:
-    kind = data["type"]
-    if kind == "text":
-        return TextPart(data["text"])
-    if kind == "image":
-        return ImagePart(data["media_type"], data["data"])
-    if kind == "reasoning":
-        return ReasoningPart(data["text"], data.get("signature"))
-    if kind == "tool_call":
-        return ToolCall(data["call_id"], data["name"], data["arguments"])
-    raise ValueError(f"unknown message part type {kind!r}")
+_USER_PARTS: dict[str, type[UserPart]] = {"text": TextPart, "image": ImagePart}
+_ASSISTANT_PARTS: dict[str, type[AssistantPart]] = {
+    "text": TextPart,
+    "reasoning": ReasoningPart,
+    "tool_call": ToolCall,
+}
 
 
-def message_from_dict(data: dict[str, Any]) -> Message:
-    """The inverse of a message's `to_dict()`."""
-    role = data["role"]
-    parts = tuple(_part(p) for p in data["content"])
+class _AssistantFields(msgspec.Struct, frozen=True):
+    usage: Usage = Usage()
+    stop_reason: str = "stop"
+    provider: str = ""
+    model: str = ""
+    api: str = ""
+
+
+class _ToolFields(msgspec.Struct, frozen=True):
+    call_id: str
+    name: str
+    is_error: bool = False
+
+
+def _parts(data: Any, kinds: dict[str, type[Any]]) -> tuple[Any, ...]:
+    if not isinstance(data, list):
+        raise ValueError("a message's content is not a list")
+    parts = []
+    for part in data:
+        kind = part.get("type") if isinstance(part, dict) else None
+        cls = kinds.get(kind) if isinstance(kind, str) else None
+        if cls is None:
+            raise ValueError(f"unknown message part type {kind!r}")
+        parts.append(msgspec.convert(part, cls))
+    return tuple(parts)
+
+
+def message_from_dict(data: Any) -> Message:
+    """The inverse of a message's `to_dict()`.
+
+    Raises `ValueError` (a `msgspec.ValidationError` naming the field) for anything else:
+    wrong types, unknown roles or parts, negative token counts.
+    """
+    role = data.get("role") if isinstance(data, dict) else None
     if role == "user":
-        return UserMessage(parts)
+        return UserMessage(_parts(data.get("content"), _USER_PARTS))
     if role == "assistant":
+        parts = _parts(data.get("content"), _ASSISTANT_PARTS)
+        fields = msgspec.convert(data, _AssistantFields)
+        usage = fields.usage
+        counts = (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens or 0,
+            usage.cache_write_tokens or 0,
+        )
+        if min(counts) < 0:
+            raise ValueError("negative token counts")
         return AssistantMessage(
-            parts,
-            Usage.from_dict(data.get("usage", {})),
-            data.get("stop_reason", "stop"),
-            data.get("provider", ""),
-            data.get("model", ""),
-            data.get("api", ""),
+            parts, usage, fields.stop_reason, fields.provider, fields.model, fields.api
         )
     if role == "tool":
-        return ToolResultMessage(data["call_id"], data["name"], parts, data.get("is_error", False))
+        parts = _parts(data.get("content"), _USER_PARTS)
+        tool = msgspec.convert(data, _ToolFields)
+        return ToolResultMessage(tool.call_id, tool.name, parts, tool.is_error)
     raise ValueError(f"unknown message role {role!r}")

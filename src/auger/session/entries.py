@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from auger.llm.arguments import depth
 from auger.llm.messages import Message, message_from_dict
 from auger.llm.records import plain
 
@@ -66,11 +67,12 @@ class MessageEntry(Entry, frozen=True):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Entry:
         """The inverse of `to_dict()`."""
+        base = msgspec.convert(data, _Base)
         return cls(
-            message_from_dict(data["message"]),
-            id=data["id"],
-            parent_id=data["parent_id"],
-            timestamp=data["timestamp"],
+            message_from_dict(data.get("message")),
+            id=base.id,
+            parent_id=base.parent_id,
+            timestamp=base.timestamp,
         )
 
 
@@ -169,22 +171,31 @@ ENTRY_TYPES: dict[str, type[Entry]] = {
 }
 
 
-def entry_from_dict(data: dict[str, Any]) -> Entry:
+class _Base(msgspec.Struct, frozen=True):
+    """The tree fields every stored entry must have, with their types."""
+
+    id: str
+    parent_id: str | None
+    timestamp: str = ""
+
+
+MAX_DEPTH = 64
+"""The deepest nesting a stored entry may have; deeper data cannot be written back safely."""
+
+
+def entry_from_dict(data: Any) -> Entry:
     """An entry from its `to_dict()` form; an unknown `type` gives an `Unknown` entry.
 
-    Raises `ValueError` when a known type is malformed or any entry lacks `id` or `parent_id`.
+    Raises `ValueError` saying what is wrong when the data is not an object, nests deeper than
+    `MAX_DEPTH`, lacks a string `id` or a `parent_id`, or has a field of the wrong type.
     """
-    cls = ENTRY_TYPES.get(data.get("type", ""))
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    if depth(data) > MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    base = msgspec.convert(data, _Base)
+    kind = data.get("type")
+    cls = ENTRY_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is not None:
-        try:
-            return cls.from_dict(data)
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"malformed {cls.type} entry: {exc!r}") from None
-    if not isinstance(data.get("id"), str) or not isinstance(data.get("parent_id", 0), str | None):
-        raise ValueError("an entry needs a string id and a parent_id")
-    return Unknown(
-        data,
-        id=data["id"],
-        parent_id=data["parent_id"],
-        timestamp=str(data.get("timestamp", "")),
-    )
+        return cls.from_dict(data)
+    return Unknown(data, id=base.id, parent_id=base.parent_id, timestamp=base.timestamp)

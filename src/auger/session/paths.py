@@ -15,7 +15,8 @@ from typing import Any
 
 import msgspec
 
-from auger.session.store import SessionError, read_header
+from auger.session.files import SessionError, read_session_bytes
+from auger.session.store import read_header
 
 SLUG_LIMIT = 60
 
@@ -115,7 +116,7 @@ _decode_line = msgspec.json.Decoder(_Line).decode
 
 
 def _summary(path: Path) -> SessionSummary:
-    data = path.read_bytes()
+    data = read_session_bytes(path)
     first, _, rest = data.partition(b"\n")
     header = read_header(path, first)
     messages = 0
@@ -124,7 +125,7 @@ def _summary(path: Path) -> SessionSummary:
     for line in rest.split(b"\n"):
         try:
             entry = _decode_line(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if entry.type == "message" and entry.message is not None:
             messages += 1

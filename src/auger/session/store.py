@@ -6,6 +6,10 @@ never interleave their lines; nothing is buffered in the process, so a crash los
 line being written (no `fsync`: an OS crash may lose more). The file appears with the first
 `message` entry: entries appended before it are held in memory, so an empty start leaves no file.
 
+Two writers: before each write, under the lock, the file's size is checked against what this
+process last read or wrote; when another process appended meanwhile, its entries are loaded
+first (`catch_up`), so nothing it wrote is unknown here.
+
 Where the leaf is: a reopened file's leaf is the last entry in it. Navigating without adding
 anything (`set_leaf`) appends a small `leaf` entry whose `parent_id` is the new leaf; it is not
 part of the tree, and its id is not reserved (nothing ever looks one up).
@@ -13,7 +17,6 @@ part of the tree, and its id is not reserved (nothing ever looks one up).
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -35,6 +38,12 @@ from auger.session.entries import (
     new_id,
     timestamp,
 )
+from auger.session.files import (
+    LeafMoved,
+    SessionError,
+    read_session_bytes,
+    write_locked,
+)
 
 SCHEMA_VERSION = 1
 """The session file format this version writes and reads; a newer file is refused."""
@@ -45,10 +54,6 @@ E = TypeVar("E", bound=Entry)
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
-
-
-class SessionError(Exception):
-    """A session file that cannot be used: missing, not a session, newer, or a bad request."""
 
 
 class SessionHeader(msgspec.Struct, frozen=True, kw_only=True):
@@ -82,7 +87,7 @@ def read_header(path: Path, line: bytes) -> SessionHeader:
     """
     try:
         data = _decode(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         data = None
     if not isinstance(data, dict) or data.get("type") != SessionHeader.type:
         raise SessionError(f"{path} is not an auger session file: its first line is no header")
@@ -120,25 +125,13 @@ def _line(entry: Entry) -> bytes:
     return _encode(entry.to_dict()) + b"\n"
 
 
-def _write_locked(fd: int, data: bytes) -> None:
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    try:
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            # A writer was killed mid-line: end its torn line so ours stays whole.
-            data = b"\n" + data
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-
-
 class SessionFile:
     """A session file's header and its tree of entries, with a leaf where the next entry goes.
 
     `entries` holds the tree's entries in file order, `warnings` what loading skipped, `labels`
-    each labelled entry's label, and `name` the session's latest name.
+    each labelled entry's label, and `name` the session's latest name. A write that fails (a
+    read-only or full disk) never fails `append`: the session goes on in memory only, and
+    `unsaved` says why.
     """
 
     def __init__(self, path: Path, header: SessionHeader, *, persist: bool = True) -> None:
@@ -151,10 +144,17 @@ class SessionFile:
         self.labels: dict[str, str] = {}
         self.name: str | None = None
         self._by_id: dict[str, Entry] = {}
+        # Each entry's parent as the tree has it: `None` where the one named was not loaded
+        # before it, so parents come before children and walking up always ends.
+        self._parent: dict[str, str | None] = {}
         self._children: dict[str | None, list[Entry]] = {}
         self._fd: int | None = None
         # Lines waiting for the first message entry; `None` once the file exists.
         self._pending: list[bytes] | None = []
+        self.unsaved: str | None = None
+        # The file's size and line count as this object last read or wrote it.
+        self._size: int | None = None
+        self._lines = 0
 
     @classmethod
     def create(
@@ -174,34 +174,63 @@ class SessionFile:
         (such a file is never written to).
         """
         path = Path(path)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise SessionError(f"no session file at {path}") from None
-        lines = data.split(b"\n")
-        session = cls(path, read_header(path, lines[0]))
+        data = read_session_bytes(path)
+        first, _, rest = data.partition(b"\n")
+        session = cls(path, read_header(path, first))
         session._pending = None
-        last = len(lines)
-        for number, line in enumerate(lines[1:], start=2):
+        session._size = len(first) + 1
+        session._lines = 1
+        session._load(rest)
+        return session
+
+    def _load(self, data: bytes) -> list[Entry]:
+        """Add the entries of `data`, the file's bytes after those already loaded; returns them."""
+        lines = data.split(b"\n")
+        added: list[Entry] = []
+        for index, line in enumerate(lines):
+            number = self._lines + 1 + index
             if not line:
                 continue
+            where = f"{self.path}:{number}"
             try:
                 raw = _decode(line)
-                if not isinstance(raw, dict):
-                    raise ValueError("not a JSON object")
-                entry = entry_from_dict(raw)
-            except ValueError as exc:
-                if number == last:
+            except (ValueError, RecursionError) as exc:
+                if index == len(lines) - 1:
                     reason = "a torn last line (the writer was stopped mid-line)"
+                elif isinstance(exc, RecursionError):
+                    reason = "an unreadable line (nested too deeply)"
                 else:
                     reason = f"an unreadable line ({exc})"
-                session.warnings.append(f"{path}:{number}: skipped {reason}")
+                self.warnings.append(f"{where}: skipped {reason}")
                 continue
-            if entry.id in session._by_id and not isinstance(entry, LeafEntry):
-                session.warnings.append(f"{path}:{number}: skipped a duplicate id {entry.id}")
+            try:
+                entry = entry_from_dict(raw)
+            except ValueError as exc:
+                self.warnings.append(f"{where}: skipped an invalid entry ({exc})")
                 continue
-            session._add(entry)
-        return session
+            if entry.id in self._by_id and not isinstance(entry, LeafEntry):
+                self.warnings.append(f"{where}: skipped a duplicate id {entry.id}")
+                continue
+            self._add(entry)
+            added.append(entry)
+        self._lines += len(lines) - 1
+        self._size = (self._size or 0) + len(data)
+        return added
+
+    def catch_up(self) -> list[Entry]:
+        """Load what another writer appended since this object last read or wrote the file,
+        and return it; the leaf moves to the file's last entry, as on reopening."""
+        if self._size is None or not self.persist:
+            return []
+        try:
+            if os.stat(self.path).st_size == self._size:
+                return []
+            with open(self.path, "rb") as file:
+                file.seek(self._size)
+                data = file.read()
+        except OSError:
+            return []
+        return self._load(data)
 
     @property
     def exists(self) -> bool:
@@ -230,10 +259,10 @@ class SessionFile:
         """The entries from the root to `leaf_id` (default: the current leaf), root first."""
         current = self.leaf_id if leaf_id is None else self._known(leaf_id)
         path: list[Entry] = []
-        by_id = self._by_id
-        while current is not None and (entry := by_id.get(current)) is not None:
-            path.append(entry)
-            current = entry.parent_id
+        by_id, parents = self._by_id, self._parent
+        while current is not None:
+            path.append(by_id[current])
+            current = parents[current]
         path.reverse()
         return path
 
@@ -338,6 +367,7 @@ class SessionFile:
         parent = entry.parent_id if entry.parent_id in self._by_id else None
         self.entries.append(entry)
         self._by_id[entry.id] = entry
+        self._parent[entry.id] = parent
         self._children.setdefault(parent, []).append(entry)
         self.leaf_id = entry.id
         if isinstance(entry, LabelEntry):
@@ -352,19 +382,40 @@ class SessionFile:
         """Create the file with the header (titled by the first prompt) and `lines`."""
         if not self.header.title:
             self.header = msgspec.structs.replace(self.header, title=_title(entries))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(self.path, flags, 0o600)
         except FileExistsError:
             raise SessionError(f"{self.path} already exists") from None
-        _write_locked(self._fd, b"".join([_encode(self.header.to_dict()), b"\n", *lines]))
+        except OSError as exc:
+            self._stop_saving(exc)
+            return
         self._pending = None
+        try:
+            header = _encode(self.header.to_dict()) + b"\n"
+            self._size = write_locked(self._fd, b"".join([header, *lines]))
+            self._lines = 1 + len(lines)
+        except OSError as exc:
+            self._stop_saving(exc)
 
     def _write(self, line: bytes) -> None:
-        if self._fd is None:
-            try:
+        try:
+            if self._fd is None:
                 self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
-            except FileNotFoundError:
-                raise SessionError(f"{self.path} was removed") from None
-        _write_locked(self._fd, line)
+            try:
+                size = write_locked(self._fd, line, self._size)
+            except LeafMoved:
+                # Another writer got in first: know its entries; ours lands as a branch.
+                self.catch_up()
+                size = write_locked(self._fd, line)
+        except OSError as exc:
+            self._stop_saving(exc)
+            return
+        self._lines += (size - (self._size or 0)) - len(line) + 1  # a torn line ended: +1
+        self._size = size
+
+    def _stop_saving(self, exc: OSError) -> None:
+        self.persist = False
+        self.unsaved = f"{exc.filename or self.path}: {exc.strerror or exc}"
+        self.close()

@@ -14,6 +14,7 @@ import msgspec
 
 from auger.llm.messages import ImagePart
 from auger.llm.provider import ToolSpec
+from auger.llm.text import escape_surrogates
 
 
 class ToolResponse(msgspec.Struct, frozen=True):
@@ -63,6 +64,7 @@ class ToolContext(msgspec.Struct, frozen=True):
     home: Path | None = None
     jobs: Any = None
     supports_images: bool = True
+    files: Any = None  # a `files.FileReads`: what the model has seen of each file
 
     def resolve(self, path: str) -> Path:
         """`path` made absolute against the session's cwd (`~` expanded)."""
@@ -207,7 +209,8 @@ def tool(
 
     Usable bare (`@tool`) or with options (`@tool(name="x")`). Arguments are checked against
     the schema's required keys and basic types before the function runs; a failure is a
-    `validation_error` the model sees.
+    `validation_error` the model sees. Bytes that are not UTF-8 in what the tool returns (a
+    file name like `b'caf\\xe9'`) reach the model escaped (`caf\\xe9`).
     """
 
     def build(func: Callable[..., Any]) -> Tool:
@@ -224,8 +227,14 @@ def tool(
             kwargs = {k: v for k, v in args.items() if k in accepted or parameters is not None}
             if wants_ctx:
                 kwargs["ctx"] = ctx
-            result = func(**kwargs)
-            return await result if is_async else result
+            try:
+                result = func(**kwargs)
+                result = await result if is_async else result
+            except ToolError as exc:
+                raise ToolError(exc.error_type, escape_surrogates(exc.message)) from None
+            if isinstance(result, ToolResponse):
+                return msgspec.structs.replace(result, content=escape_surrogates(result.content))
+            return escape_surrogates(result) if isinstance(result, str) else result
 
         tool_name = name or func.__name__
         return Tool(tool_name, description or derived_description, schema, run)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 from typing import IO, Any
 
 from auger.tools.base import ToolContext, ToolError, ToolResponse, tool
@@ -16,9 +17,10 @@ DEFAULT_TIMEOUT = 120.0
 
 class _Output:
     """A command's combined output: all of it while small, then its tail in memory and the
-    whole of it in a temp file."""
+    whole of it in a temp file (in the session's temp `directory`, removed when it closes)."""
 
-    def __init__(self) -> None:
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory
         self.buffer = bytearray()
         self.size = 0
         self.newlines = 0
@@ -40,7 +42,7 @@ class _Output:
     def _spill(self) -> None:
         import tempfile
 
-        fd, self.path = tempfile.mkstemp(prefix="auger-bash-", suffix=".log")
+        fd, self.path = tempfile.mkstemp(prefix="auger-bash-", suffix=".log", dir=self.directory)
         self._file = os.fdopen(fd, "wb")
         self._file.write(self.buffer)
 
@@ -101,7 +103,7 @@ async def bash(
     except OSError as exc:
         raise os_error(exc, f"working directory {ctx.cwd}") from None
     assert process.stdout is not None
-    output = _Output()
+    output = _Output(None if ctx.jobs is None else ctx.jobs.directory())
     try:
         async with asyncio.timeout(seconds):
             while chunk := await process.stdout.read(65536):

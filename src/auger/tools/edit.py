@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import re
 from bisect import bisect_right
 from itertools import pairwise
 from typing import Any, TypedDict
 
 from auger.tools.base import ToolContext, ToolError, tool
-from auger.tools.paths import display, is_binary, os_error, read_file
-from auger.tools.write import atomic_write
+from auger.tools.files import Stamp, is_binary, open_regular, read_whole, write_file
+from auger.tools.paths import display
 
 CONTEXT_LINES = 3
+MAX_EDIT_BYTES = 64 * 1024 * 1024
+"""The largest file edit loads; a bigger one is a job for bash (sed)."""
 
 # Characters a model tends to type differently from a file: curly quotes, dashes, odd spaces.
 # Each maps to one character, so folding keeps every offset.
@@ -241,14 +244,19 @@ async def edit(
 ) -> str:
     """Replace exact text in a file and return the diff. old_string must match one place (or
     set replace_all); several changes go in edits, each matched in the original, all or none.
-    Read the file first and copy old_string from it, with enough context to be unique.
+    Read the file first and copy old_string from it, with enough context to be unique; a file
+    changed since you last read it is refused.
     """
     requested = _requested(edits, old_string, new_string, replace_all)
     target = ctx.resolve(path)
     shown = display(target, ctx.cwd)
-    data = read_file(target, shown)
+    with open_regular(target, shown) as file:
+        stamp = Stamp.of(os.fstat(file.fileno()))
+        data = read_whole(file, shown, MAX_EDIT_BYTES)
     if is_binary(data):
         raise ToolError("binary_file", f"{shown} is a binary file")
+    if ctx.files is not None:
+        ctx.files.check(target, shown, stamp)
     # surrogateescape carries bytes that are not UTF-8 through unchanged.
     text = data.decode("utf-8", "surrogateescape")
     bom = text.startswith("\ufeff")
@@ -260,10 +268,10 @@ async def edit(
     if result == text:
         raise ToolError("no_change", f"the edits leave {shown} unchanged")
     out = result.replace("\n", "\r\n") if crlf else result
-    try:
-        atomic_write(target, (("\ufeff" if bom else "") + out).encode("utf-8", "surrogateescape"))
-    except OSError as exc:
-        raise os_error(exc, shown) from None
+    data = (("\ufeff" if bom else "") + out).encode("utf-8", "surrogateescape")
+    written = write_file(target, data, shown, expected=stamp)
+    if ctx.files is not None:
+        ctx.files.saw(target, written)
     count = len(spans)
     note = " (matched ignoring whitespace and quote/dash differences)" if loose else ""
     summary = f"Edited {shown}: {count} replacement{'s' if count != 1 else ''}{note}"

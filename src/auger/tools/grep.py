@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 from collections.abc import Iterable
 from itertools import groupby, islice
 from pathlib import Path
 from typing import Any
 
 from auger.tools.base import ToolContext, ToolError, tool
+from auger.tools.files import Lines, open_regular
 from auger.tools.paths import PathGlob, Tree, sort_key
+from auger.tools.pygrep import Match, Query, python_search
 from auger.tools.search import (
     RG_ARGS,
     Target,
@@ -21,45 +22,31 @@ from auger.tools.search import (
     run_rg,
     search_target,
     visible,
-    walked,
 )
 from auger.tools.truncate import capped, clip_line
 
 DEFAULT_LIMIT = 100
 LINE_CHARS = 500
-
-Match = tuple[str, int, str]  # path under the target's root, line number, the line
-
-
-def file_lines(path: Path) -> list[str] | None:
-    """A file's lines as ripgrep numbers them; `None` when it is binary (holds a NUL)."""
-    data = path.read_bytes()
-    if b"\0" in data:
-        return None
-    lines = data.decode(errors="replace").removeprefix("\ufeff").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
+MAX_RG_OUTPUT = 8 * 1024 * 1024
+"""The most of ripgrep's matching lines read per batch: a match in a huge line stays cheap."""
+TIME_LIMIT = 60.0
+"""Seconds a search may take; then it is stopped (its process killed) and the model told."""
 
 
-def _python_matches(
-    target: Target, regex: re.Pattern[str], glob: PathGlob | None, count: int
-) -> list[Match]:
-    files = [target.file] if target.file else walked(Tree(target.root), glob)
-    found: list[Match] = []
-    for rel in files:
-        try:
-            lines = file_lines(target.root / rel)
-        except OSError:
-            continue
-        if lines is None:
-            continue
-        for number, line in enumerate(lines, 1):
-            if regex.search(line):
-                found.append((rel, number, line))
-                if len(found) == count:
-                    return found
-    return found
+def _some_lines(path: Path, wanted: set[int]) -> dict[int, str]:
+    """The lines numbered in `wanted`, each cut to `LINE_CHARS`, reading no further than the
+    last of them."""
+    out: dict[int, str] = {}
+    last = max(wanted, default=0)
+    with open_regular(path, str(path)) as file:
+        for number, (text, cut) in enumerate(Lines(file, LINE_CHARS), 1):
+            if number in wanted:
+                if number == 1:
+                    text = text.removeprefix("\ufeff")
+                out[number] = f"{text}… [line truncated: {cut} more chars]" if cut else text
+            if number >= last:
+                break
+    return out
 
 
 async def _rg_matches(
@@ -90,6 +77,7 @@ async def _rg_matches(
             ],
             target.root,
             ctx.env,
+            MAX_RG_OUTPUT,
         )
         lines = []
         for row in out.split(b"\n"):
@@ -109,16 +97,17 @@ def _format(matches: list[Match], target: Target, context: int) -> str:
         if not context:
             out += (f"{name}:{n}:{clip_line(line, LINE_CHARS)}" for n, line in hits.items())
             continue
+        wanted = {n for hit in hits for n in range(max(1, hit - context), hit + context + 1)}
         try:
-            lines = file_lines(target.root / rel) or []
-        except OSError:  # gone since it was searched
-            lines = []
-        for start, stop in _blocks(hits, context, len(lines)):
+            lines = _some_lines(target.root / rel, wanted)
+        except (OSError, ToolError):  # gone since it was searched
+            lines = {}
+        for start, stop in _blocks(hits, context, max(lines, default=0)):
             if out:
                 out.append("--")
             for n in range(start, stop + 1):
                 mark = ":" if n in hits else "-"
-                out.append(f"{name}{mark}{n}{mark}{clip_line(lines[n - 1], LINE_CHARS)}")
+                out.append(f"{name}{mark}{n}{mark}{lines.get(n, '')}")
     return "\n".join(out)
 
 
@@ -158,22 +147,25 @@ async def grep(
     target = search_target(ctx, path, files=True)
     glob_filter = PathGlob(glob) if glob and target.file is None else None
     rg = find_rg(ctx)
-    if rg is not None:
-        flags = [
-            *(["--ignore-case"] if ignore_case else []),
-            *(["--fixed-strings"] if literal else []),
-        ]
-        matches = await _rg_matches(
-            rg, target, [*flags, "--regexp", pattern], glob_filter, limit + 1, ctx
-        )
-    else:
-        try:
-            regex = re.compile(
-                re.escape(pattern) if literal else pattern, re.IGNORECASE if ignore_case else 0
-            )
-        except re.error as exc:
-            raise ToolError("validation_error", f"invalid regular expression: {exc}") from None
-        matches = await asyncio.to_thread(_python_matches, target, regex, glob_filter, limit + 1)
+    try:
+        async with asyncio.timeout(TIME_LIMIT):
+            if rg is not None:
+                flags = [
+                    *(["--ignore-case"] if ignore_case else []),
+                    *(["--fixed-strings"] if literal else []),
+                ]
+                matches = await _rg_matches(
+                    rg, target, [*flags, "--regexp", pattern], glob_filter, limit + 1, ctx
+                )
+            else:
+                query = Query(pattern, ignore_case, literal, glob, limit + 1)
+                matches = await python_search(target, query)
+    except TimeoutError:
+        raise ToolError(
+            "timeout",
+            f"the search took longer than {TIME_LIMIT:g} s and was stopped; narrow it with "
+            "path or glob, or simplify the pattern",
+        ) from None
     if not matches:
         return "No matches found."
     text = _format(matches[:limit], target, context)

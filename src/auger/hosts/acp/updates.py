@@ -3,7 +3,6 @@ titles, and a prompt's text."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +24,7 @@ from acp.schema import (
     UsageUpdate,
 )
 
+from auger.llm.arguments import arguments_or_empty
 from auger.llm.messages import (
     AssistantMessage,
     Message,
@@ -103,7 +103,7 @@ def record_update(record: Record, rt: Runtime) -> Any:
     if isinstance(record, ReasoningDelta):
         return update_agent_thought_text(record.content)
     if isinstance(record, ToolCallDone):
-        args = arguments(record.arguments)
+        args = arguments_or_empty(record.arguments)
         return start_tool_call(
             record.call_id,
             title(record.name, args),
@@ -138,15 +138,6 @@ def record_update(record: Record, rt: Runtime) -> Any:
     return None
 
 
-def arguments(raw: str) -> dict[str, Any]:
-    """A call's arguments as a dict (empty when they are not a JSON object)."""
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def prompt_text(blocks: list[Any]) -> str:
     """The prompt's text: its text blocks, links to resources, and embedded text resources."""
     parts: list[str] = []
@@ -179,7 +170,7 @@ def replay(message: Message, cwd: Path) -> list[Any]:
         elif isinstance(part, ReasoningPart):
             updates.append(update_agent_thought_text(part.text))
         elif isinstance(part, ToolCall):
-            args = arguments(part.arguments)
+            args = arguments_or_empty(part.arguments)
             updates.append(
                 start_tool_call(
                     part.call_id,
