@@ -19,7 +19,7 @@ LAYERS = [
         "auger.compact",
         "auger.runtime",
     ),
-    ("auger.loader",),
+    ("auger.loader", "auger.batch"),
     ("auger.hosts", "auger.cli", "auger.__main__", "auger"),
 ]
 ENV_DEFAULT = {"auger/runtime.py"}  # `env=None` means the process environment, by design
