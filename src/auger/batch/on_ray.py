@@ -1,0 +1,122 @@
+"""The Ray engine: each task a Ray task on a cluster (`ray.init()` with no address starts a
+local one). Needs `pip install 'auger[ray]'`; Ray is imported only here.
+
+A task's `path` is packed on the driver and unpacked on the worker; `git` and `setup` run on
+the worker. A worker that dies mid-task gets its task run once more by Ray (`max_retries=1`);
+an actor counts the attempts, and only the run that returns is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from auger.batch.execute import Options, Outcome, execute
+from auger.batch.results import Result
+from auger.batch.tasks import Task
+from auger.batch.workdir import SetupError, pack
+from auger.llm.usage import Usage
+
+RETRIES = 1
+
+
+class RayMissing(RuntimeError):
+    """Ray is not installed."""
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayMissing("--ray needs Ray: pip install 'auger[ray]'") from None
+    return ray
+
+
+class _Attempts:
+    """How many times each task has started, across workers (a Ray actor)."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, int] = {}
+
+    def start(self, task_id: str) -> int:
+        self.started[task_id] = self.started.get(task_id, 0) + 1
+        return self.started[task_id]
+
+
+def _on_worker(task: Task, options: Options, packed: bytes | None, attempts: Any) -> Outcome:
+    ray = _ray()
+    attempt = ray.get(attempts.start.remote(task.id))
+    return asyncio.run(execute(task, options, packed, attempt))
+
+
+async def run_ray(
+    tasks: Sequence[Task], options: Options, workers: int, address: str | None
+) -> AsyncIterator[Outcome]:
+    """Yield each task's outcome as it finishes, at most `workers` tasks in flight. A local
+    cluster this started is shut down at the end; closing the iterator cancels what runs."""
+    ray = _ray()
+    started = not ray.is_initialized()
+    if started:  # in this thread: Ray installs its signal handlers only from the main one
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    attempts = ray.remote(num_cpus=0)(_Attempts).remote()
+    remote = ray.remote(max_retries=RETRIES, retry_exceptions=False)(_on_worker)
+    queue = list(tasks)
+    running: dict[asyncio.Future[Any], tuple[Task, Any]] = {}
+
+    def submit() -> Outcome | None:
+        task = queue.pop(0)
+        packed = None
+        if task.path is not None:
+            try:
+                packed = ray.put(pack(task.path))
+            except (SetupError, OSError) as exc:
+                return _failed(task, "setup_failed", str(exc), 0)
+        ref = remote.remote(task, options, packed, attempts)
+        running[asyncio.wrap_future(ref.future())] = (task, ref)
+        return None
+
+    try:
+        while queue or running:
+            while queue and len(running) < workers:
+                refused = submit()
+                if refused is not None:
+                    yield refused
+            if not running:
+                continue
+            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for future in done:
+                task, _ = running.pop(future)
+                try:
+                    yield future.result()
+                except ray.exceptions.RayError as exc:
+                    yield _failed(task, "error", _reason(exc), RETRIES + 1)
+    finally:
+        for future, (_, ref) in running.items():
+            future.cancel()
+            ray.cancel(ref, force=True)
+        ray.kill(attempts)
+        if started:
+            ray.shutdown()
+
+
+def _failed(task: Task, stop: str, error: str, attempts: int) -> Outcome:
+    result = Result(
+        id=task.id,
+        stop_reason=stop,  # type: ignore[arg-type]
+        solved=None,
+        usage=Usage(),
+        cost=None,
+        duration=0.0,
+        model_calls=0,
+        tool_calls=0,
+        session=None,
+        error=error,
+        attempts=attempts,
+    )
+    return Outcome(result, None)
+
+
+def _reason(exc: BaseException) -> str:
+    first = str(exc).strip().splitlines()[:1] or [type(exc).__name__]
+    return f"ray: {type(exc).__name__}: {first[0]}"
