@@ -135,8 +135,8 @@ def summary(results: Iterable[Result]) -> str:
         return "No results.\n"
     checked = [r for r in rows if r.solved is not None]
     solved = sum(1 for r in checked if r.solved)
-    costs = [r.cost for r in rows]
-    total_cost = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+    costs = [r.cost for r in rows if r.model_calls]  # a task that never called a model cost 0
+    total_cost = None if None in costs else sum(c or 0.0 for c in costs)
     usage = sum((r.usage for r in rows), Usage())
     rate = f"{solved}/{len(checked)} ({100 * solved / len(checked):.0f}%)" if checked else "–"
     lines = [
