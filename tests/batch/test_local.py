@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from suite import home_env, tasks_file, without_timings
 
 from auger import Call, Delay, Reply, ScriptedProvider
 from auger.batch import Task, load_tasks, read_results, run, stream
+from support.batch import home_env, tasks_file, without_timings
 
 EXPECTED = {
     # id: (stop_reason, solved, model_calls, tool_calls)

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ray_support import local_cluster
-from suite import home_env, tasks_file, without_timings
 
 from auger.batch import Task, load_tasks, read_results, run, stream
+from support.batch import home_env, tasks_file, without_timings
+from support.ray_cluster import local_cluster
 
 pytest.importorskip("ray")
 pytestmark = pytest.mark.slow

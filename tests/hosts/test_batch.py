@@ -1,0 +1,106 @@
+"""`auger batch` as a real process: the results file, bad lines, the summary, a real Ctrl-C
+and the rerun that finishes the rest, and `--ray` on a local cluster it starts and stops."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from support.batch import home_env, tasks_file, without_timings
+from support.ray_cluster import ray_temp, wait_gone
+
+
+def auger(*args: str | Path) -> list[str]:
+    return [sys.executable, "-m", "auger", "batch", *map(str, args)]
+
+
+def batch(tmp: Path, env: dict[str, str], *args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        auger(*args), cwd=tmp, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.slow
+def test_a_batch_reports_the_broken_line_and_prints_the_table(tmp_path: Path) -> None:
+    env = home_env(tmp_path)
+    done = batch(tmp_path, env, tasks_file(tmp_path), "--workers", "3")
+    assert done.returncode == 0, done.stderr
+    assert "tasks.jsonl: line 8: Input data was truncated (skipped)" in done.stderr
+    assert done.stdout.startswith("tasks 9 · solved 5/7 (71%) · tokens 1,600 in / 160 out")
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 9
+    table = batch(tmp_path, env, "--summary", "results.jsonl")
+    assert (table.returncode, table.stdout) == (0, done.stdout)
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    env = home_env(tmp_path)
+    nothing = batch(tmp_path, env)
+    assert nothing.returncode == 2 and "give a tasks file" in nothing.stderr
+    missing = batch(tmp_path, env, "missing.jsonl")
+    assert missing.returncode == 2 and "cannot read missing.jsonl" in missing.stderr
+    no_results = batch(tmp_path, env, "--summary", "none.jsonl")
+    assert no_results.returncode == 2 and "no results file none.jsonl" in no_results.stderr
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_what_finished_and_a_rerun_does_only_the_rest(tmp_path: Path) -> None:
+    env = home_env(tmp_path, delay=0.4)
+    log = tmp_path / "started.log"
+    tasks = tasks_file(tmp_path, log=log)
+    results = tmp_path / "results.jsonl"
+    work = tmp_path / "work"
+    work.mkdir()
+    args = (tasks, "--workers", "2", "--workdirs", work)
+    proc = subprocess.Popen(
+        auger(*args), cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if results.exists() and len(results.read_text().splitlines()) >= 2:
+                break
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err
+    first = [json.loads(line)["id"] for line in results.read_text().splitlines()]
+    assert 2 <= len(first) < 9
+    assert list(work.iterdir()) == []  # the cancelled tasks' copies are gone too
+    again = batch(tmp_path, env, *args)
+    assert again.returncode == 0, again.stderr
+    assert f"{len(first)} of 9 tasks already in results.jsonl" in again.stderr
+    rows = without_timings(results)
+    assert len(rows) == 9 and len({r["id"] for r in rows}) == 9
+    started = log.read_text().split()
+    for task_id in first:
+        assert started.count(task_id) == 1, task_id  # a finished task never ran again
+
+
+@pytest.mark.slow
+def test_ray_starts_a_local_cluster_writes_the_same_results_and_leaves_nothing_running(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("ray")
+    env = home_env(tmp_path)
+    tasks = tasks_file(tmp_path)
+    local = batch(tmp_path, env, tasks, "--results", "local/results.jsonl")
+    assert local.returncode == 0, local.stderr
+    with ray_temp() as temp:
+        on_ray = batch(
+            tmp_path, {**env, "RAY_TMPDIR": temp}, tasks, "--ray", "--results", "ray/results.jsonl"
+        )
+        assert on_ray.returncode == 0, on_ray.stderr
+        assert wait_gone(temp) == []
+    assert without_timings(tmp_path / "ray" / "results.jsonl") == without_timings(
+        tmp_path / "local" / "results.jsonl"
+    )
