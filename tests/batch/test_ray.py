@@ -15,7 +15,6 @@ from auger.batch import Task, load_tasks, read_results, run, stream
 from support.batch import home_env, tasks_file, without_timings
 from support.ray_cluster import local_cluster
 
-pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
 
 

@@ -48,6 +48,16 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert no_results.returncode == 2 and "no results file none.jsonl" in no_results.stderr
 
 
+def test_ray_missing_is_a_usage_error_that_says_what_to_install(tmp_path: Path) -> None:
+    env = home_env(tmp_path)
+    shadow = tmp_path / "no-ray"
+    shadow.mkdir()
+    (shadow / "ray.py").write_text("raise ImportError('no ray here')\n")
+    done = batch(tmp_path, {**env, "PYTHONPATH": str(shadow)}, tasks_file(tmp_path), "--ray")
+    assert done.returncode == 2
+    assert "--ray needs Ray: pip install 'auger[ray]'" in done.stderr
+
+
 @pytest.mark.slow
 def test_ctrl_c_keeps_what_finished_and_a_rerun_does_only_the_rest(tmp_path: Path) -> None:
     env = home_env(tmp_path, delay=0.4)
@@ -90,7 +100,6 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_does_only_the_rest(tmp_path: Pat
 def test_ray_starts_a_local_cluster_writes_the_same_results_and_leaves_nothing_running(
     tmp_path: Path,
 ) -> None:
-    pytest.importorskip("ray")
     env = home_env(tmp_path)
     tasks = tasks_file(tmp_path)
     local = batch(tmp_path, env, tasks, "--results", "local/results.jsonl")
