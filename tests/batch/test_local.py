@@ -113,6 +113,23 @@ def test_a_model_that_cannot_be_built_is_an_error_of_that_task_only(tmp_path: Pa
     assert by_id["ok"].stop_reason == "completed"
 
 
+def test_a_task_that_breaks_unexpectedly_is_an_error_result_and_the_rest_run(
+    tmp_path: Path,
+) -> None:
+    def provider(task: Task) -> ScriptedProvider:
+        if task.id == "boom":
+            raise RuntimeError("no provider for you")
+        return ScriptedProvider(["ok"])
+
+    results = run([Task("boom", "x"), Task("fine", "x")], provider=provider, env=home_env(tmp_path))
+    by_id = {r.id: r for r in results}
+    assert (by_id["boom"].stop_reason, by_id["boom"].error) == (
+        "error",
+        "RuntimeError: no provider for you",
+    )
+    assert by_id["fine"].stop_reason == "completed"
+
+
 async def test_results_stream_as_they_finish(tmp_path: Path) -> None:
     def provider(task: Task) -> ScriptedProvider:
         seconds = {"slow": 0.6, "fast": 0.0}[task.id]

@@ -48,6 +48,16 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert no_results.returncode == 2 and "no results file none.jsonl" in no_results.stderr
 
 
+def test_a_results_file_that_cannot_be_written_is_reported(tmp_path: Path) -> None:
+    env = home_env(tmp_path)
+    (tmp_path / "a-file").write_text("")
+    tasks = tmp_path / "one.jsonl"
+    tasks.write_text('{"id": "t", "prompt": "x", "model": "idle/m"}\n')
+    done = batch(tmp_path, env, tasks, "--results", "a-file/results.jsonl")
+    assert done.returncode == 1
+    assert "auger: cannot write" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_ray_missing_is_a_usage_error_that_says_what_to_install(tmp_path: Path) -> None:
     env = home_env(tmp_path)
     shadow = tmp_path / "no-ray"

@@ -72,6 +72,8 @@ async def stream(
         root=None if workdirs is None else str(workdirs),
         keep=keep,
     )
+    if workdirs is not None:
+        Path(workdirs).mkdir(parents=True, exist_ok=True)
     outcomes = _engine(engine, pending, options, workers, address)
     try:
         async for outcome in outcomes:

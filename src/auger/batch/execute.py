@@ -69,6 +69,22 @@ async def execute(
 ) -> Outcome:
     """Run `task` in a fresh directory (`packed`: its `path`, already packed) and check it."""
     started = time.monotonic()
+    try:
+        return await _execute(task, options, packed, attempt, started)
+    except Exception as exc:  # one broken task must never end the batch
+        return failed(task, "error", f"{type(exc).__name__}: {exc}", attempt, started)
+
+
+def failed(
+    task: Task, stop: str, error: str, attempt: int, started: float | None = None
+) -> Outcome:
+    """The outcome of a task that ended before or outside its agent's turn."""
+    return _outcome(task, _Turn(stop_reason=stop, error=error), None, started, attempt)
+
+
+async def _execute(
+    task: Task, options: Options, packed: bytes | None, attempt: int, started: float
+) -> Outcome:
     root = Path(tempfile.mkdtemp(prefix="auger-batch-", dir=options.root))
     workdir = root / task.id
     workdir.mkdir()
@@ -76,8 +92,7 @@ async def execute(
         try:
             await materialise(task, workdir, options.env, packed)
         except (SetupError, OSError) as exc:
-            turn = _Turn(stop_reason="setup_failed", error=str(exc))
-            return _outcome(task, turn, None, started, attempt)
+            return failed(task, "setup_failed", str(exc), attempt, started)
         turn = await _agent(task, workdir, options)
         verdict = await check(task, workdir, options.env)
         solved = None if verdict is None else verdict.ok
@@ -89,14 +104,16 @@ async def execute(
             await asyncio.to_thread(shutil.rmtree, root, True)
 
 
-def _outcome(task: Task, turn: _Turn, solved: bool | None, started: float, attempt: int) -> Outcome:
+def _outcome(
+    task: Task, turn: _Turn, solved: bool | None, started: float | None, attempt: int
+) -> Outcome:
     result = Result(
         id=task.id,
         stop_reason=turn.stop_reason,  # type: ignore[arg-type]
         solved=solved,
         usage=turn.usage,
         cost=turn.usage.cost,
-        duration=round(time.monotonic() - started, 3),
+        duration=0.0 if started is None else round(time.monotonic() - started, 3),
         model_calls=turn.model_calls,
         tool_calls=turn.tool_calls,
         session=None,

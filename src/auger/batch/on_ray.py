@@ -12,24 +12,22 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from auger.batch.execute import Options, Outcome, execute
-from auger.batch.results import Result
+from auger.batch.execute import Options, Outcome, execute, failed
 from auger.batch.tasks import Task
 from auger.batch.workdir import SetupError, pack
-from auger.llm.usage import Usage
 
 RETRIES = 1
 
 
-class RayMissing(RuntimeError):
-    """Ray is not installed."""
+class RayUnavailable(RuntimeError):
+    """Ray is not installed, or its cluster cannot be reached."""
 
 
 def _ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise RayMissing("--ray needs Ray: pip install 'auger[ray]'") from None
+        raise RayUnavailable("--ray needs Ray: pip install 'auger[ray]'") from None
     return ray
 
 
@@ -58,7 +56,11 @@ async def run_ray(
     ray = _ray()
     started = not ray.is_initialized()
     if started:  # in this thread: Ray installs its signal handlers only from the main one
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        except Exception as exc:  # Ray raises ConnectionError, ValueError, RuntimeError…
+            where = f"at {address}" if address else "locally"
+            raise RayUnavailable(f"cannot start Ray {where}: {exc}") from None
     attempts = ray.remote(num_cpus=0)(_Attempts).remote()
     remote = ray.remote(max_retries=RETRIES, retry_exceptions=False)(_on_worker)
     queue = list(tasks)
@@ -71,7 +73,7 @@ async def run_ray(
             try:
                 packed = ray.put(pack(task.path))
             except (SetupError, OSError) as exc:
-                return _failed(task, "setup_failed", str(exc), 0)
+                return failed(task, "setup_failed", str(exc), 1)
         ref = remote.remote(task, options, packed, attempts)
         running[asyncio.wrap_future(ref.future())] = (task, ref)
         return None
@@ -90,7 +92,7 @@ async def run_ray(
                 try:
                     yield future.result()
                 except ray.exceptions.RayError as exc:
-                    yield _failed(task, "error", _reason(exc), RETRIES + 1)
+                    yield failed(task, "error", _reason(exc), RETRIES + 1)
     finally:
         for future, (_, ref) in running.items():
             future.cancel()
@@ -98,23 +100,6 @@ async def run_ray(
         ray.kill(attempts)
         if started:
             ray.shutdown()
-
-
-def _failed(task: Task, stop: str, error: str, attempts: int) -> Outcome:
-    result = Result(
-        id=task.id,
-        stop_reason=stop,  # type: ignore[arg-type]
-        solved=None,
-        usage=Usage(),
-        cost=None,
-        duration=0.0,
-        model_calls=0,
-        tool_calls=0,
-        session=None,
-        error=error,
-        attempts=attempts,
-    )
-    return Outcome(result, None)
 
 
 def _reason(exc: BaseException) -> str:

@@ -126,7 +126,7 @@ async def _run(
     opts: argparse.Namespace, tasks: list[Task], results: Path, progress: Progress
 ) -> int:
     from auger.batch.driver import stream
-    from auger.batch.on_ray import RayMissing
+    from auger.batch.on_ray import RayUnavailable
 
     loop = asyncio.get_running_loop()
     me = asyncio.current_task()
@@ -149,9 +149,12 @@ async def _run(
     except asyncio.CancelledError:
         await results_stream.aclose()
         return 130
-    except RayMissing as exc:
+    except RayUnavailable as exc:
         sys.stderr.write(f"auger: {exc}\n")
         return 2
+    except OSError as exc:  # the results file or the sessions beside it
+        sys.stderr.write(f"auger: cannot write {exc.filename or results}: {exc.strerror}\n")
+        return 1
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
