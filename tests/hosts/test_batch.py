@@ -3,6 +3,7 @@ and the rerun that finishes the rest, and `--ray` on a local cluster it starts a
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 import subprocess
@@ -12,8 +13,41 @@ from pathlib import Path
 
 import pytest
 
+from auger.batch.results import Result
+from auger.hosts.batch import Progress
+from auger.llm.usage import Usage
 from support.batch import home_env, tasks_file, without_timings
 from support.ray_cluster import ray_temp, wait_gone
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def finished(id: str, solved: bool | None, cost: float | None = 0.25) -> Result:
+    usage = Usage(10, 1, cost=cost)
+    return Result(id, "completed", solved, usage, cost, 1.0, 1, 0, None)
+
+
+def test_progress_redraws_one_line_on_a_terminal() -> None:
+    out = Tty()
+    progress = Progress(3, out)
+    progress.add(finished("a", True))
+    progress.add(finished("b", False))
+    progress.end()
+    assert out.getvalue() == (
+        "\r\x1b[2K1/3 done · 1 solved · 0 failed · $0.2500"
+        "\r\x1b[2K2/3 done · 1 solved · 1 failed · $0.5000\n"
+    )
+
+
+def test_progress_prints_a_line_per_task_elsewhere_and_marks_an_unknown_cost() -> None:
+    out = io.StringIO()
+    progress = Progress(2, out)
+    progress.add(finished("a", None, cost=None))
+    assert out.getvalue() == "[1/2] a: no check, completed\n"
+    assert progress.line() == "1/2 done · 0 solved · 0 failed · ≥ $0.0000"
 
 
 def auger(*args: str | Path) -> list[str]:
