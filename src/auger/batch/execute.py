@@ -138,11 +138,8 @@ async def _agent(task: Task, workdir: Path, options: Options) -> _Turn:
             settings=_settings(task, options, workdir),
             max_steps=task.max_steps or 100,
         )
-    except ConfigError as exc:
+    except ConfigError as exc:  # no model, a missing key…: this task's error, not the batch's
         turn.error = f"config: {exc}"
-        return turn
-    except Exception as exc:  # a broken extension or provider must not end the batch
-        turn.error = f"{type(exc).__name__}: {exc}"
         return turn
     try:
         await _drive(runtime, task, turn)

@@ -9,6 +9,7 @@ an actor counts the attempts, and only the run that returns is recorded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -65,15 +66,18 @@ async def run_ray(
     remote = ray.remote(max_retries=RETRIES, retry_exceptions=False)(_on_worker)
     queue = list(tasks)
     running: dict[asyncio.Future[Any], tuple[Task, Any]] = {}
+    packs: dict[str, Any] = {}  # one upload per directory, however many tasks start from it
 
     def submit() -> Outcome | None:
         task = queue.pop(0)
         packed = None
         if task.path is not None:
             try:
-                packed = ray.put(pack(task.path))
+                if task.path not in packs:
+                    packs[task.path] = ray.put(pack(task.path))
             except (SetupError, OSError) as exc:
                 return failed(task, "setup_failed", str(exc), 1)
+            packed = packs[task.path]
         ref = remote.remote(task, options, packed, attempts)
         running[asyncio.wrap_future(ref.future())] = (task, ref)
         return None
@@ -97,7 +101,8 @@ async def run_ray(
         for future, (_, ref) in running.items():
             future.cancel()
             ray.cancel(ref, force=True)
-        ray.kill(attempts)
+        with contextlib.suppress(Exception):  # a cluster that went away has nothing to kill
+            ray.kill(attempts)
         if started:
             ray.shutdown()
 
