@@ -35,6 +35,8 @@ def test_ray_writes_the_same_results_file_as_the_local_engine(cluster: str, tmp_
     sessions = [r.session for r in read_results(on_ray) if r.session]
     assert len(sessions) == 8
     assert all((on_ray.parent / s).stat().st_size > 0 for s in sessions)
+    # the sessions came back to the driver: none stays in the workers' own session folder
+    assert not list((tmp_path / "auger-home" / "sessions").glob("*/*.jsonl"))
 
 
 async def test_a_task_whose_worker_dies_runs_once_more_and_is_recorded_once(
