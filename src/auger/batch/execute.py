@@ -135,7 +135,7 @@ async def _agent(task: Task, workdir: Path, options: Options) -> _Turn:
             cwd=workdir,
             home=options.home,
             env=options.env,
-            settings=_settings(task, options, workdir),
+            settings=settings_for(task, options, workdir),
             max_steps=task.max_steps or 100,
         )
     except ConfigError as exc:  # no model, a missing key…: this task's error, not the batch's
@@ -193,7 +193,7 @@ async def _drain(records: Any) -> None:
         pass
 
 
-def _settings(task: Task, options: Options, workdir: Path) -> Mapping[str, Any] | None:
+def settings_for(task: Task, options: Options, workdir: Path) -> Mapping[str, Any] | None:
     """The Runtime's settings: the batch's, with the task's permission mode over them."""
     if task.permission_mode is None:
         return options.settings
