@@ -166,11 +166,13 @@ def test_ctrl_c_on_ray_stops_the_cluster_it_started_and_the_results_resume_anywh
     reference = batch(tmp_path, env, tasks, "--results", "local/results.jsonl")
     assert reference.returncode == 0, reference.stderr
     results = tmp_path / "ray" / "results.jsonl"
-    args = (tasks, "--ray", "--results", results)
+    work = tmp_path / "work"
+    args = (tasks, "--ray", "--results", results, "--workdirs", work)
     with ray_temp() as temp:
         status, err = ctrl_c(tmp_path, {**env, "RAY_TMPDIR": temp}, args, results, after=2)
         assert status == 130, err
         assert wait_gone(temp) == []  # no raylet, GCS or worker outlives the batch
+    assert list(work.iterdir()) == []  # the cancelled tasks removed their copies
     assert 2 <= len(results.read_text().splitlines()) < 9
     finish = batch(tmp_path, env, tasks, "--results", results)  # the rest, on the local engine
     assert finish.returncode == 0, finish.stderr

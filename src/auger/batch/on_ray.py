@@ -18,6 +18,7 @@ from auger.batch.tasks import Task
 from auger.batch.workdir import SetupError, pack
 
 RETRIES = 1
+STOP_GRACE = 10.0
 
 
 class RayUnavailable(RuntimeError):
@@ -98,13 +99,25 @@ async def run_ray(
                 except ray.exceptions.RayError as exc:
                     yield failed(task, "error", _reason(exc), RETRIES + 1)
     finally:
-        for future, (_, ref) in running.items():
+        _stop(ray, [ref for _, ref in running.values()])
+        for future in running:
             future.cancel()
-            ray.cancel(ref, force=True)
         with contextlib.suppress(Exception):  # a cluster that went away has nothing to kill
             ray.kill(attempts)
         if started:
             ray.shutdown()
+
+
+def _stop(ray: Any, refs: list[Any]) -> None:
+    """Cancel running tasks: first as a KeyboardInterrupt, so each removes its working copy
+    and ends its session, then by killing the workers of those that did not stop in time."""
+    if not refs:
+        return
+    for ref in refs:
+        ray.cancel(ref)
+    _, stuck = ray.wait(refs, num_returns=len(refs), timeout=STOP_GRACE)
+    for ref in stuck:
+        ray.cancel(ref, force=True)
 
 
 def _reason(exc: BaseException) -> str:
