@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -68,10 +69,22 @@ def test_working_copies_are_removed_unless_kept(tmp_path: Path) -> None:
     gone, kept = tmp_path / "gone", tmp_path / "kept"
     gone.mkdir()
     kept.mkdir()
-    run([task], env=env, workdirs=gone)
-    run([task], env=env, workdirs=kept, keep=True)
+    run([task], env=env, workdirs=gone, results=tmp_path / "gone.jsonl")
+    run([task], env=env, workdirs=kept, keep=True, results=tmp_path / "kept.jsonl")
     assert list(gone.iterdir()) == []
     assert [p.name for p in kept.glob("*/w/answer.txt")] == ["answer.txt"]
+
+
+def test_without_a_results_file_sessions_go_to_a_new_temp_dir(tmp_path: Path) -> None:
+    [result] = run(
+        [Task("w", "x")], provider=lambda _: ScriptedProvider(["ok"]), env=home_env(tmp_path)
+    )
+    assert result.session is not None
+    session = Path(result.session)
+    try:
+        assert session.is_absolute() and session.name == "w.jsonl" and session.stat().st_size
+    finally:
+        shutil.rmtree(session.parents[1])
 
 
 def test_a_rerun_skips_the_ids_already_in_the_results(tmp_path: Path) -> None:
@@ -90,7 +103,9 @@ def test_a_rerun_skips_the_ids_already_in_the_results(tmp_path: Path) -> None:
 def test_the_time_limit_stops_a_slow_turn(tmp_path: Path) -> None:
     slow = ScriptedProvider([Reply.of(Delay(30), "too late")])
     task = Task("slow", "wait", timeout=0.2, check="true")
-    [result] = run([task], provider=lambda _: slow, env=home_env(tmp_path))
+    [result] = run(
+        [task], provider=lambda _: slow, env=home_env(tmp_path), results=tmp_path / "r.jsonl"
+    )
     assert (result.stop_reason, result.solved) == ("time_limit", True)
     assert result.duration < 10
 
@@ -99,14 +114,18 @@ def test_the_cost_limit_stops_a_turn_that_spends_too_much(tmp_path: Path) -> Non
     env = home_env(tmp_path, delay=0.05)  # a model call takes time, as a real one does
     # every reply of the looper costs 0.00012; the third crosses 0.0003
     task = Task("spender", "go", model="looper/m", max_cost=0.0003, max_steps=10)
-    [result] = run([task], env=env)
+    [result] = run([task], env=env, results=tmp_path / "r.jsonl")
     assert result.stop_reason == "cost_limit"
     assert result.model_calls == 3
 
 
 def test_a_model_that_cannot_be_built_is_an_error_of_that_task_only(tmp_path: Path) -> None:
     env = home_env(tmp_path)
-    results = run([Task("nope", "x", model="missing/m"), Task("ok", "x", model="idle/m")], env=env)
+    results = run(
+        [Task("nope", "x", model="missing/m"), Task("ok", "x", model="idle/m")],
+        env=env,
+        results=tmp_path / "r.jsonl",
+    )
     by_id = {r.id: r for r in results}
     assert by_id["nope"].stop_reason == "error"
     assert by_id["nope"].error is not None and by_id["nope"].error.startswith("config: ")
@@ -121,7 +140,12 @@ def test_a_task_that_breaks_unexpectedly_is_an_error_result_and_the_rest_run(
             raise RuntimeError("no provider for you")
         return ScriptedProvider(["ok"])
 
-    results = run([Task("boom", "x"), Task("fine", "x")], provider=provider, env=home_env(tmp_path))
+    results = run(
+        [Task("boom", "x"), Task("fine", "x")],
+        provider=provider,
+        env=home_env(tmp_path),
+        results=tmp_path / "r.jsonl",
+    )
     by_id = {r.id: r for r in results}
     assert (by_id["boom"].stop_reason, by_id["boom"].error) == (
         "error",
@@ -137,7 +161,14 @@ async def test_results_stream_as_they_finish(tmp_path: Path) -> None:
 
     tasks = [Task("slow", "x"), Task("fast", "x")]
     order = [
-        r.id async for r in stream(tasks, workers=2, provider=provider, env=home_env(tmp_path))
+        r.id
+        async for r in stream(
+            tasks,
+            workers=2,
+            provider=provider,
+            env=home_env(tmp_path),
+            results=tmp_path / "r.jsonl",
+        )
     ]
     assert order == ["fast", "slow"]
 
