@@ -38,8 +38,8 @@ def test_progress_redraws_one_line_on_a_terminal() -> None:
     progress.add(finished("b", False))
     progress.end()
     assert out.getvalue() == (
-        "\r\x1b[2K1/3 done · 1 solved · 0 failed · $0.2500"
-        "\r\x1b[2K2/3 done · 1 solved · 1 failed · $0.5000\n"
+        "\r\x1b[2K██████░░░░░░░░░░░░░░ 1/3 done · 1 solved · 0 failed · $0.2500"
+        "\r\x1b[2K█████████████░░░░░░░ 2/3 done · 1 solved · 1 failed · $0.5000\n"
     )
 
 

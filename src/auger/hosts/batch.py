@@ -65,7 +65,7 @@ class Progress:
         else:
             self.cost += result.cost
         if self.live:
-            self.out.write(f"\r\x1b[2K{self.line()}")
+            self.out.write(f"\r\x1b[2K{self.bar()} {self.line()}")
         else:
             verdict = {True: "solved", False: "not solved", None: "no check"}[result.solved]
             why = f" — {result.error}" if result.error else ""
@@ -74,8 +74,13 @@ class Progress:
             )
         self.out.flush()
 
+    def bar(self, width: int = 20) -> str:
+        """How far the batch has got, as a bar `width` cells wide."""
+        filled = width * self.done // self.total if self.total else width
+        return "█" * filled + "░" * (width - filled)
+
     def line(self) -> str:
-        """The status line."""
+        """The counts and the cost so far."""
         cost = f"${self.cost:.4f}" if self.priced else f"≥ ${self.cost:.4f}"
         return (
             f"{self.done}/{self.total} done · {self.solved} solved · {self.failed} failed · {cost}"
