@@ -71,6 +71,7 @@ def _tasks(count: int) -> list[Task]:
             "write out.txt and show it",
             model=f"d{int(DELAYS[i % len(DELAYS)] * 1000)}/m",
             check="grep -qx ok out.txt",
+            permission_mode="auto",
         )
         for i in range(count)
     ]
@@ -91,7 +92,11 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="auger-bench-batch-"))
     env = _home(tmp)
     slowest = Task(
-        "slowest", "write out.txt and show it", model="d200/m", check="grep -qx ok out.txt"
+        "slowest",
+        "write out.txt and show it",
+        model="d200/m",
+        check="grep -qx ok out.txt",
+        permission_mode="auto",
     )
     run([slowest], env=env)  # warm: imports and first-use costs are not a task's time
     singles = [_timed(lambda: run([slowest], env=env))[0] for _ in range(3)]

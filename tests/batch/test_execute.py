@@ -34,3 +34,10 @@ def test_a_mode_goes_over_the_settings_of_home_and_project(tmp_path: Path) -> No
     assert got is not None
     assert got["model"] == "s/m" and got["providers"] == {"s": {}}
     assert got["permissions"] == {"mode": "accept-edits"}
+
+
+def test_the_task_mode_wins_over_the_batch_default(tmp_path: Path) -> None:
+    options = Options(settings={}, permission_mode="read-only")
+    assert settings_for(Task("t", "p"), options, tmp_path) == {"permissions": {"mode": "read-only"}}
+    task = Task("t", "p", permission_mode="auto")
+    assert settings_for(task, options, tmp_path) == {"permissions": {"mode": "auto"}}

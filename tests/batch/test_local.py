@@ -65,7 +65,7 @@ def test_each_task_gets_its_own_session_file_beside_the_results(tmp_path: Path) 
 
 def test_working_copies_are_removed_unless_kept(tmp_path: Path) -> None:
     env = home_env(tmp_path)
-    task = Task("w", "write", model="writer/m", check="test -f answer.txt")
+    task = Task("w", "write", model="writer/m", check="test -f answer.txt", permission_mode="auto")
     gone, kept = tmp_path / "gone", tmp_path / "kept"
     gone.mkdir()
     kept.mkdir()

@@ -50,8 +50,11 @@ async def test_a_task_whose_worker_dies_runs_once_more_and_is_recorded_once(
         model="writer/m",
         setup=f"echo $PPID >> {pids}",  # $PPID: the Ray worker running the task
         check="grep -qx 42 answer.txt",
+        permission_mode="auto",
     )
-    other = Task("other", "write", model="writer/m", check="grep -qx 42 answer.txt")
+    other = Task(
+        "other", "write", model="writer/m", check="grep -qx 42 answer.txt", permission_mode="auto"
+    )
     out = tmp_path / "results.jsonl"
 
     async def kill_first_worker() -> int:

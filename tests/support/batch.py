@@ -75,7 +75,8 @@ def tasks_file(tmp: Path, *, log: Path | None = None) -> Path:
     def task(id: str, model: str, **fields: Any) -> str:
         if log is not None:
             fields["setup"] = f"echo {id} >> {log}; " + fields.get("setup", "true")
-        return json.dumps({"id": id, "prompt": f"do {id}", "model": f"{model}/m", **fields})
+        line = {"id": id, "prompt": f"do {id}", "model": f"{model}/m", "permission_mode": "auto"}
+        return json.dumps(line | fields)
 
     lines = [
         task("write-1", "writer", check="grep -qx 42 answer.txt"),

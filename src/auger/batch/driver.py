@@ -13,7 +13,7 @@ import msgspec
 
 from auger.batch.execute import Options, Outcome
 from auger.batch.results import Result, ResultsFile
-from auger.batch.tasks import Task, task_from_dict
+from auger.batch.tasks import PermissionMode, Task, task_from_dict
 
 Engine = Literal["local", "ray"]
 
@@ -42,6 +42,7 @@ async def stream(
     address: str | None = None,
     results: str | Path | None = None,
     model: str | None = None,
+    permission_mode: PermissionMode | None = None,
     settings: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     home: str | Path | None = None,
@@ -65,6 +66,7 @@ async def stream(
     pending = [t for t in todo if t.id not in file.done]
     options = Options(
         model=model,
+        permission_mode=permission_mode,
         settings=settings,
         env=env,
         home=None if home is None else str(home),

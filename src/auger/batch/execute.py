@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from auger.batch.results import Result
-from auger.batch.tasks import Task
+from auger.batch.tasks import PermissionMode, Task
 from auger.batch.workdir import SetupError, check, describe_failure, materialise
 from auger.llm.usage import Usage
 
@@ -33,13 +33,15 @@ DRAIN_TIMEOUT = 10.0
 class Options(msgspec.Struct, frozen=True):
     """What every task of a batch shares.
 
-    `model` is the default for tasks that name none; `settings`, `env` and `home` go to each
-    Runtime as-is (`None`: the Runtime's defaults, read where the task runs); `provider`, when
-    given, builds each task's provider (the Python API's way to script a batch); `root` is
-    where working directories are made; `keep` leaves them there.
+    `model` and `permission_mode` are the defaults of tasks that name none (in a batch nobody
+    answers a permission question, so an `ask` is a deny); `settings`, `env` and `home` go to
+    each Runtime as-is (`None`: the Runtime's defaults, read where the task runs); `provider`,
+    when given, builds each task's provider (the Python API's way to script a batch); `root`
+    is where working directories are made; `keep` leaves them there.
     """
 
     model: str | None = None
+    permission_mode: PermissionMode | None = None
     settings: Mapping[str, Any] | None = None
     env: Mapping[str, str] | None = None
     home: str | None = None
@@ -195,7 +197,8 @@ async def _drain(records: Any) -> None:
 
 def settings_for(task: Task, options: Options, workdir: Path) -> Mapping[str, Any] | None:
     """The Runtime's settings: the batch's, with the task's permission mode over them."""
-    if task.permission_mode is None:
+    mode = task.permission_mode or options.permission_mode
+    if mode is None:
         return options.settings
     base = options.settings
     if base is None:
@@ -206,7 +209,7 @@ def settings_for(task: Task, options: Options, workdir: Path) -> Mapping[str, An
         home = Path(options.home) if options.home else auger_home(env)
         base = load_settings(home, workdir)
     permissions = dict(base.get("permissions") or {})
-    permissions["mode"] = task.permission_mode
+    permissions["mode"] = mode
     return {**base, "permissions": permissions}
 
 

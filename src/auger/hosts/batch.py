@@ -15,7 +15,7 @@ from auger.batch.tasks import Task, load_tasks
 
 USAGE = (
     "auger batch TASKS.jsonl [--workers N] [--ray [ADDRESS]] [--results PATH] "
-    "[--model PROVIDER/NAME] | auger batch --summary RESULTS.jsonl"
+    "[--model PROVIDER/NAME] [--permission-mode MODE] | auger batch --summary RESULTS.jsonl"
 )
 
 
@@ -31,6 +31,11 @@ def _parse(args: list[str]) -> argparse.Namespace:
     p.add_argument("--results", default="results.jsonl", metavar="PATH", help="results file")
     p.add_argument("--summary", metavar="PATH", help="print the table of a results file")
     p.add_argument("--model", help="the model of tasks that name none")
+    p.add_argument(
+        "--permission-mode",
+        choices=("ask", "accept-edits", "read-only", "auto"),
+        help="the permission mode of tasks that name none (nobody answers an ask)",
+    )
     p.add_argument("--workdirs", metavar="DIR", help="where working copies are made")
     p.add_argument("--keep", action="store_true", help="keep the working copies")
     opts = p.parse_args(args)
@@ -145,6 +150,7 @@ async def _run(
         address=opts.ray or None,
         results=results,
         model=opts.model,
+        permission_mode=opts.permission_mode,
         workdirs=opts.workdirs,
         keep=opts.keep,
     )
