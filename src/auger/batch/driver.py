@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,7 +49,7 @@ async def stream(
     provider: Callable[[Task], Any] | None = None,
     workdirs: str | Path | None = None,
     keep: bool = False,
-) -> AsyncIterator[Result]:
+) -> AsyncGenerator[Result, None]:
     """Run the tasks and yield each Result as it finishes.
 
     With `results` (a JSONL path) every result is appended as it finishes, tasks already in
@@ -95,7 +95,7 @@ def _scratch() -> Path:
 
 def _engine(
     engine: Engine, tasks: list[Task], options: Options, workers: int, address: str | None
-) -> AsyncIterator[Outcome]:
+) -> AsyncGenerator[Outcome, None]:
     if engine == "local":
         from auger.batch.local import run_local
 

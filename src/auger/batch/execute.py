@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ from auger.batch.results import Result
 from auger.batch.tasks import PermissionMode, Task
 from auger.batch.workdir import SetupError, check, describe_failure, materialise
 from auger.llm.usage import Usage
+from auger.records import AfterToolCall, Record, TokenUsageDone, TurnEnd
 
 if TYPE_CHECKING:
     from auger.runtime import Runtime
@@ -166,15 +167,14 @@ async def _drive(runtime: Runtime, task: Task, turn: _Turn) -> None:
     records = runtime.prompt(task.prompt)
     try:
         async for record in records:
-            kind = record.type
-            if kind == "token_usage_done":
+            if isinstance(record, TokenUsageDone):
                 turn.model_calls += 1
                 spent += record.usage.cost or 0.0
                 if task.max_cost is not None and spent > task.max_cost:
                     halt("cost_limit")
-            elif kind == "after_tool_call":
+            elif isinstance(record, AfterToolCall):
                 turn.tool_calls += 1
-            elif kind == "turn_end":
+            elif isinstance(record, TurnEnd):
                 turn.stop_reason = halted[0] if halted else record.stop_reason
                 turn.usage = record.usage
                 if record.error and not halted:
@@ -190,7 +190,7 @@ async def _drive(runtime: Runtime, task: Task, turn: _Turn) -> None:
             timer.cancel()
 
 
-async def _drain(records: Any) -> None:
+async def _drain(records: AsyncIterator[Record]) -> None:
     async for _ in records:
         pass
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 from auger.batch.execute import Options, Outcome, execute
 from auger.batch.tasks import Task
@@ -11,7 +11,7 @@ from auger.batch.tasks import Task
 
 async def run_local(
     tasks: Sequence[Task], options: Options, workers: int
-) -> AsyncIterator[Outcome]:
+) -> AsyncGenerator[Outcome, None]:
     """Yield each task's outcome as it finishes. Closing the iterator (or cancelling its
     consumer) cancels the tasks still running; their outcomes are never yielded."""
     slots = asyncio.Semaphore(workers)

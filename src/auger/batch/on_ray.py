@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from auger.batch.execute import Options, Outcome, execute, failed
@@ -52,7 +52,7 @@ def _on_worker(task: Task, options: Options, packed: bytes | None, attempts: Any
 
 async def run_ray(
     tasks: Sequence[Task], options: Options, workers: int, address: str | None
-) -> AsyncIterator[Outcome]:
+) -> AsyncGenerator[Outcome, None]:
     """Yield each task's outcome as it finishes, at most `workers` tasks in flight. A local
     cluster this started is shut down at the end; closing the iterator cancels what runs."""
     ray = _ray()
