@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -98,8 +99,12 @@ def main() -> int:
         check="grep -qx ok out.txt",
         permission_mode="auto",
     )
-    run([slowest], env=env)  # warm: imports and first-use costs are not a task's time
-    singles = [_timed(lambda: run([slowest], env=env))[0] for _ in range(3)]
+
+    def alone(n: int) -> float:
+        return _timed(lambda: run([slowest], env=env, results=tmp / f"single-{n}.jsonl"))[0]
+
+    alone(0)  # warm: imports and first-use costs are not a task's time
+    singles = [alone(n) for n in (1, 2, 3)]
     single = max(singles)
     tasks = _tasks(opts.tasks)
     target = 3 * single * opts.tasks / opts.workers
@@ -157,6 +162,7 @@ def main() -> int:
         mark = (" ✓" if seconds <= target else " ✗") if judged else ""
         print(f"| {label} | {seconds:.2f} s{mark} | {f'≤ {target:.2f} s' if judged else '—'} |")
     print(f"\ntarget: 3 × {single:.2f} s × {opts.tasks}/{opts.workers} = {target:.2f} s")
+    shutil.rmtree(tmp)
     return 0
 
 
