@@ -15,7 +15,7 @@ LAYERS = [
     ("auger.engine",),
     ("auger.extensions", "auger.commands"),
     ("auger.runtime", "auger.sync"),
-    ("auger.loader",),
+    ("auger.loader", "auger.batch"),
     ("auger.hosts", "auger.cli", "auger.__main__", "auger"),
 ]
 HOSTS = 7

@@ -71,6 +71,10 @@ def _run(args: list[str]) -> int:
         from auger.hosts.acp import main as acp
 
         return acp(args[1:])
+    if args[:1] == ["batch"]:
+        from auger.hosts.batch import main as batch
+
+        return batch(args[1:])
     if args[:1] == ["rpc"]:
         from auger.hosts.rpc import main as rpc
 

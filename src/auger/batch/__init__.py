@@ -1,0 +1,20 @@
+"""Many agents at once: `run(tasks)` / `stream(tasks)`, locally or on Ray (see `driver`)."""
+
+from __future__ import annotations
+
+from auger.batch.driver import Engine, run, stream
+from auger.batch.results import Result, read_results, summary
+from auger.batch.tasks import Task, TaskError, load_tasks, parse_tasks
+
+__all__ = [
+    "Engine",
+    "Result",
+    "Task",
+    "TaskError",
+    "load_tasks",
+    "parse_tasks",
+    "read_results",
+    "run",
+    "stream",
+    "summary",
+]
