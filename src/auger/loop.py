@@ -35,6 +35,7 @@ from auger.llm.messages import (
     TextPart,
     ToolCall,
     ToolResultMessage,
+    UserPart,
     UserMessage,
 )
 from auger.llm.provider import Request
@@ -71,6 +72,7 @@ class TurnState(msgspec.Struct):
     overflow_retried: bool = False
     warned_full: bool = False
     blocked_tools: dict[str, str] = msgspec.field(default_factory=dict)
+    attachments: tuple[UserPart, ...] = ()
 
 
 class Exchange:
@@ -144,9 +146,10 @@ class MessageBuilder:
         )
 
 
-async def run_turn(rt: Runtime, text: str) -> None:
-    """Run one prompt to its end; the stream always closes with `turn_end`."""
-    state = TurnState(text, usage=rt.model.no_usage)
+async def run_turn(rt: Runtime, text: str, attachments: tuple[UserPart, ...] = ()) -> None:
+    """Run one prompt (with files and images attached after its text) to its end; the stream
+    always closes with `turn_end`."""
+    state = TurnState(text, usage=rt.model.no_usage, attachments=attachments)
     try:
         await _turn(rt, state)
     except asyncio.CancelledError:
@@ -174,7 +177,7 @@ async def _turn(rt: Runtime, state: TurnState) -> None:
     state.agent_started = True
     await rt.bus.emit("agent_start", AgentStart(prompt))
     out = await rt.bus.emit("before_request", BeforeRequest(prompt, len(rt.messages)))
-    rt.append(UserMessage.of(out.event.prompt))
+    rt.append(UserMessage((TextPart(out.event.prompt), *state.attachments)))
     responses = 0
     while True:
         await rt.reload_if_changed()

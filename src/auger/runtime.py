@@ -36,7 +36,7 @@ from auger.extensions.source import Extension, Source, from_callable
 from auger.host import Host, NullHost
 from auger.llm.catalog import lookup, model_from_entry
 from auger.llm.errors import RetryPolicy
-from auger.llm.messages import Message
+from auger.llm.messages import Message, UserPart
 from auger.llm.provider import Model, Provider
 from auger.llm.records import Record
 from auger.llm.usage import Usage
@@ -216,7 +216,7 @@ class Runtime:
             self.notify(warning, "warning")
         for failure in failures:
             self.notify(failure, "error")
-        self._install(registrations)
+        self._install(registrations, strict=True)
         self.model, self.provider = self._choose(model, provider)
         self.usage_total = self._tally()
 
@@ -279,14 +279,18 @@ class Runtime:
         )
         return base
 
-    def _install(self, registrations: Registrations) -> None:
+    def _install(self, registrations: Registrations, strict: bool = False) -> None:
         if self._allow is not None:
             # MCP tools (`server__tool`) appear once their server has started
             unknown = sorted(
                 n for n in set(self._allow) - set(registrations.tools) if "__" not in n
             )
             if unknown:
-                self.notify(f"--tools names unknown tools: {', '.join(unknown)}", "warning")
+                known = ", ".join(sorted(registrations.tools)) or "none"
+                message = f"--tools names unknown tools: {', '.join(unknown)} (the tools: {known})"
+                if strict:  # at construction: a usage error
+                    raise ConfigError(message)
+                self.notify(message, "warning")
         self.registrations = registrations
         self.bus.replace_all(registrations.handlers)
 
@@ -397,9 +401,12 @@ class Runtime:
         """Add one response's usage to the session's tally."""
         self.usage_total = self.usage_total + usage
 
-    def prompt(self, text: str) -> AsyncIterator[Record]:
-        """Run one turn and stream its records; the last one is always `turn_end`."""
-        return self._stream(lambda: run_turn(self, text))
+    def prompt(self, text: str, attachments: Sequence[UserPart] = ()) -> AsyncIterator[Record]:
+        """Run one turn and stream its records; the last one is always `turn_end`.
+
+        `attachments` (file text, images) follow `text` in the user's message."""
+        parts = tuple(attachments)
+        return self._stream(lambda: run_turn(self, text, parts))
 
     def run_command(self, name: str, args: str = "") -> AsyncIterator[Record]:
         """Run `/name args` and stream its records, like `prompt`.

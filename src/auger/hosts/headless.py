@@ -1,19 +1,25 @@
-"""`auger -p`: print the reply as it streams (text), or every record as a JSON line."""
+"""`auger -p`: run one prompt (or command) and print it the way `--output-format` says."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Iterator
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import BinaryIO, TextIO
 
-import msgspec
-
-from auger.llm.records import Record
-from auger.records import CommandOutput, TextDelta, TurnEnd
+from auger.hosts.printers import OutputMode, json_line, printer
+from auger.llm.messages import UserPart
+from auger.llm.records import FinishReasonDone
+from auger.records import AfterToolCall, TurnEnd
 from auger.runtime import Runtime
+
+__all__ = ["HeadlessHost", "exit_code", "json_line", "main", "run_print"]
 
 EXIT_CODES = {
     "completed": 0,
@@ -26,14 +32,6 @@ EXIT_CODES = {
     "cancelled": 130,
 }
 CONFIG_ERRORS = frozenset({"auth", "not_found", "unknown_command"})
-
-_encode = msgspec.json.Encoder().encode
-
-
-def json_line(record: Record) -> bytes:
-    """One record as `--json` prints it: its `to_dict()` as a line of JSON."""
-    return _encode(record.to_dict()) + b"\n"
-
 
 def exit_code(end: TurnEnd | None) -> int:
     """SPEC §5: how `auger -p` exits after a turn."""
@@ -91,10 +89,22 @@ class _Flusher:
             self._out.flush()
 
 
-async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: BinaryIO) -> int:
-    """Run one prompt, render it to `out` (UTF-8 bytes), and return the exit code (SPEC §5)."""
+async def run_print(
+    runtime: Runtime,
+    prompt: str,
+    *,
+    mode: OutputMode = "text",
+    out: BinaryIO,
+    err: TextIO | None = None,
+    attachments: Sequence[UserPart] = (),
+    clock: Callable[[], float] = time.monotonic,
+) -> int:
+    """Run one prompt, render it to `out` (UTF-8 bytes; tool lines to `err` in text mode), and
+    return the exit code (SPEC §5). A leading `/` runs a command only when it names one."""
     loop = asyncio.get_running_loop()
     flusher = _Flusher(out, loop)
+    show = printer(mode, out, err if err is not None else sys.stderr)
+    started = clock()
     interrupts = 0
 
     def on_sigint() -> None:
@@ -107,26 +117,38 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Bina
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, on_sigint)
     end: TurnEnd | None = None
-    wrote_text = ""
+    model_calls = tool_calls = 0
     try:
-        stream = runtime.prompt(prompt)
-        if prompt.startswith("/"):
-            name, _, args = prompt[1:].partition(" ")
+        words = prompt.strip()[1:].split(maxsplit=1) if prompt.startswith("/") else []
+        name, args = (words + ["", ""])[:2] if words else ("", "")
+        if name and name in runtime.registrations.commands:
             stream = runtime.run_command(name, args.strip())
+        elif name and (typo := _mistyped_command(name, runtime.registrations.commands)):
+            (err or sys.stderr).write(f"auger: unknown command /{name} — did you mean /{typo}?\n")
+            return 2
+        else:
+            stream = runtime.prompt(prompt, attachments)
         async for record in stream:
-            if json_mode:
-                out.write(json_line(record))
-            elif type(record) is TextDelta:
-                out.write(record.content.encode())
-                wrote_text = record.content
-            elif type(record) is CommandOutput:
-                wrote_text = record.text if record.text.endswith("\n") else record.text + "\n"
-                out.write(wrote_text.encode())
-            if type(record) is TurnEnd:
-                end = record
+            show.record(record)
+            kind = type(record)
+            if kind is TurnEnd:
+                end = record  # type: ignore[assignment]
+            elif kind is FinishReasonDone:
+                model_calls += 1
+            elif kind is AfterToolCall:
+                tool_calls += 1
             flusher.request()
-        if not json_mode and wrote_text and not wrote_text.endswith("\n"):
-            out.write(b"\n")
+        code = exit_code(end)
+        show.finish(
+            end,
+            {
+                "exit_code": code,
+                "session_id": runtime.session_id,
+                "duration": clock() - started,
+                "model_calls": model_calls,
+                "tool_calls": tool_calls,
+            },
+        )
         out.flush()
     except BrokenPipeError:
         runtime.cancel()
@@ -135,3 +157,38 @@ async def run_print(runtime: Runtime, prompt: str, *, json_mode: bool, out: Bina
             loop.remove_signal_handler(signal.SIGINT)
         await runtime.close()
     return exit_code(end)
+
+
+def _mistyped_command(name: str, commands: Iterable[str]) -> str | None:
+    """The command `/name` is most likely a typo of; a path such as `/usr/bin` is none."""
+    if "/" in name:
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(name, list(commands), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def output_mode(opts: argparse.Namespace) -> OutputMode:
+    """`--output-format`, `--json` and `--quiet` as one mode."""
+    if opts.json or opts.output_format == "stream-json":
+        return "stream-json"
+    if opts.output_format == "json":
+        return "json"
+    return "quiet" if opts.quiet else "text"
+
+
+def main(opts: argparse.Namespace, prompt: str) -> int:
+    """`auger -p`: build the Runtime the options describe and run `prompt` in it."""
+    from auger.config.errors import ConfigError
+    from auger.hosts.launch import build_runtime
+
+    cwd = Path(os.getcwd())
+    try:
+        runtime = build_runtime(opts, HeadlessHost(sys.stderr), cwd)
+    except ConfigError as exc:
+        sys.stderr.write(f"auger: {exc}\n")
+        return 2
+    return asyncio.run(
+        run_print(runtime, prompt, mode=output_mode(opts), out=sys.stdout.buffer, err=sys.stderr)
+    )
