@@ -35,8 +35,8 @@ from auger.llm.messages import (
     TextPart,
     ToolCall,
     ToolResultMessage,
-    UserPart,
     UserMessage,
+    UserPart,
 )
 from auger.llm.provider import Request
 from auger.llm.records import (

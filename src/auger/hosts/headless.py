@@ -33,6 +33,7 @@ EXIT_CODES = {
 }
 CONFIG_ERRORS = frozenset({"auth", "not_found", "unknown_command"})
 
+
 def exit_code(end: TurnEnd | None) -> int:
     """SPEC §5: how `auger -p` exits after a turn."""
     if end is None:
@@ -120,7 +121,7 @@ async def run_print(
     model_calls = tool_calls = 0
     try:
         words = prompt.strip()[1:].split(maxsplit=1) if prompt.startswith("/") else []
-        name, args = (words + ["", ""])[:2] if words else ("", "")
+        name, args = [*words, "", ""][:2]
         if name and name in runtime.registrations.commands:
             stream = runtime.run_command(name, args.strip())
         elif name and (typo := _mistyped_command(name, runtime.registrations.commands)):
