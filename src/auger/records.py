@@ -22,12 +22,12 @@ from auger.llm.usage import Usage
 from auger.tools.base import ToolResponse
 
 __all__ = [
+    "DECISIONS",
     "FINISH_REASONS",
     "PROVIDER_RECORDS",
     "STOP_REASONS",
     "AfterToolCall",
     "BeforeToolCall",
-    "DECISIONS",
     "CommandOutput",
     "Compact",
     "FinishReasonDone",

@@ -181,15 +181,24 @@ def output_mode(opts: argparse.Namespace) -> OutputMode:
 
 def main(opts: argparse.Namespace, prompt: str) -> int:
     """`auger -p`: build the Runtime the options describe and run `prompt` in it."""
+    from auger.commands.mentions import attach, attach_image
     from auger.config.errors import ConfigError
     from auger.hosts.launch import build_runtime
 
     cwd = Path(os.getcwd())
     try:
+        attachments = [*attach(prompt, cwd).parts, *(attach_image(i, cwd) for i in opts.image)]
         runtime = build_runtime(opts, HeadlessHost(sys.stderr), cwd)
     except ConfigError as exc:
         sys.stderr.write(f"auger: {exc}\n")
         return 2
     return asyncio.run(
-        run_print(runtime, prompt, mode=output_mode(opts), out=sys.stdout.buffer, err=sys.stderr)
+        run_print(
+            runtime,
+            prompt,
+            mode=output_mode(opts),
+            out=sys.stdout.buffer,
+            err=sys.stderr,
+            attachments=attachments,
+        )
     )
