@@ -42,7 +42,7 @@ def test_a_directory_is_attached_as_its_listing(tmp_path: Path) -> None:
 
 
 def test_a_missing_path_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(MentionError, match="@missing.md: no such file"):
+    with pytest.raises(MentionError, match=r"@missing\.md: no such file"):
         attach("read @missing.md", tmp_path)
 
 
@@ -69,5 +69,5 @@ def test_image_flag_needs_an_image(tmp_path: Path) -> None:
     assert attach_image("dot.png", tmp_path).media_type == "image/png"
     with pytest.raises(MentionError, match="not a png"):
         attach_image("a.txt", tmp_path)
-    with pytest.raises(MentionError, match="-i nope.png"):
+    with pytest.raises(MentionError, match=r"-i nope\.png"):
         attach_image("nope.png", tmp_path)
