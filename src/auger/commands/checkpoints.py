@@ -103,10 +103,7 @@ class ShadowStore:
 def _remove(root: Path, rel: str) -> None:
     """Delete a file the turn created, and the folders it leaves empty."""
     path = root / rel
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass
+    path.unlink(missing_ok=True)
     parent = path.parent
     while parent != root and parent.is_relative_to(root):
         try:
