@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx2
+import msgspec
 
 from auger.llm.errors import ProviderError, classify_status, parse_retry_after
 from auger.llm.provider import Exchange
@@ -111,3 +112,60 @@ class HttpClient:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+
+class Fetched(msgspec.Struct, frozen=True):
+    """What `get` read: the final URL (after redirects), status, headers (lower-case names),
+    and at most `max_bytes` of the body (`truncated` when there was more)."""
+
+    url: str
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    truncated: bool
+
+
+class FetchError(Exception):
+    """A GET that failed before a response arrived (DNS, refused, timeout, a bad URL)."""
+
+
+async def get(
+    url: str,
+    *,
+    headers: dict[str, str] | None = None,
+    max_bytes: int = 5 * 1024 * 1024,
+    timeout: float = 30.0,
+    max_redirects: int = 5,
+    transport: httpx2.AsyncBaseTransport | None = None,
+) -> Fetched:
+    """GET `url`, following redirects, reading at most `max_bytes` of the body."""
+    limits = httpx2.Timeout(timeout)
+    client = httpx2.AsyncClient(
+        transport=transport,
+        timeout=limits,
+        follow_redirects=True,
+        max_redirects=max_redirects,
+        verify=not url.startswith("http://"),
+    )
+    try:
+        async with client, client.stream("GET", url, headers=headers or {}) as response:
+            chunks: list[bytes] = []
+            size = 0
+            truncated = False
+            async for chunk in response.aiter_bytes():
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > max_bytes:
+                    truncated = True
+                    break
+            return Fetched(
+                str(response.url),
+                response.status_code,
+                {k.lower(): v for k, v in response.headers.items()},
+                b"".join(chunks)[:max_bytes],
+                truncated,
+            )
+    except httpx2.TooManyRedirects:
+        raise FetchError(f"more than {max_redirects} redirects") from None
+    except (httpx2.TransportError, httpx2.InvalidURL, httpx2.UnsupportedProtocol) as exc:
+        raise FetchError(str(exc) or type(exc).__name__) from None

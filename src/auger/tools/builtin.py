@@ -14,6 +14,7 @@ DEFAULT_TOOLS: tuple[str, ...] = (
     "grep",
     "find",
     "ls",
+    "web_fetch",
     "job_output",
     "job_kill",
 )
