@@ -8,6 +8,7 @@ later process finds them. Undoing a turn also moves the conversation back to bef
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,8 @@ BEFORE, AFTER = "checkpoint", "checkpoint_end"
 
 
 class Turn(msgspec.Struct, frozen=True):
-    """One checkpointed turn: its first entry's parent, its prompt, its snapshots."""
+    """One checkpointed turn: the entry the conversation was at before it, its prompt, and
+    the trees of the files before and after it."""
 
     parent_id: str | None
     text: str
@@ -39,7 +41,9 @@ def turns(branch: list[Entry]) -> list[Turn]:
             continue
         tree = entry.data.get("tree")
         if entry.kind == BEFORE and isinstance(tree, str):
-            found.append(Turn(entry.parent_id, str(entry.data.get("turn", "")), tree, None))
+            leaf = entry.data.get("leaf")
+            text = str(entry.data.get("turn", ""))
+            found.append(Turn(leaf if isinstance(leaf, str) else None, text, tree, None))
         elif entry.kind == AFTER and isinstance(tree, str) and found:
             found[-1] = msgspec.structs.replace(found[-1], after=tree)
     return found
@@ -52,7 +56,10 @@ class Checkpoints:
         self._where = home / "checkpoints" / cwd_slug(cwd)
         self._cwd = cwd
         self._off = cwd in (Path(cwd.anchor), user_home)
-        self._open = False  # a turn_start snapshot waits for its turn_end one
+        # the running turn's "before" snapshot: taken while the model is first asked, so git
+        # never delays a request; awaited before any tool may change a file
+        self._before: asyncio.Future[str | None] | None = None
+        self._data: dict[str, Any] | None = None  # the open turn's prompt and leaf
         self._warned = False
 
     def store(self, env: Any) -> ShadowStore:
@@ -62,33 +69,52 @@ class Checkpoints:
     def register(self, g: Any) -> None:
         """Registers the handlers and commands."""
         g.on("turn_start", self.turn_start)
+        g.on("tool_call", self.tool_call)
         g.on("turn_end", self.turn_end)
         g.command("undo", self.undo, "restore the files (and conversation) to before the last turn")
         g.command("rewind", self.rewind, "restore the files to before a chosen turn: /rewind [N]")
 
-    async def _snapshot(self, ctx: Any, kind: str, data: dict[str, Any]) -> None:
-        if self._off:
-            return
+    async def _snapshot(self, ctx: Any) -> str | None:
         try:
-            tree = await self.store(ctx.env).snapshot()
+            return await self.store(ctx.env).snapshot()
         except CheckpointError as exc:
             if not self._warned:
                 self._warned = True
                 ctx.notify(f"no checkpoint for /undo: {exc}", "warning")
-            return
-        ctx.append_custom(kind, {"tree": tree, **data})
+            return None
 
     async def turn_start(self, event: Any, ctx: Any) -> None:
-        """Snapshot the files before the turn changes them."""
+        """Start the snapshot of the files as they are before the turn."""
+        if self._off:
+            return
+        branch = ctx.branch()
         first = event.text.strip().split("\n", 1)[0][:200]
-        await self._snapshot(ctx, BEFORE, {"turn": first})
-        self._open = True
+        self._data = {"turn": first, "leaf": branch[-1].id if branch else None}
+        self._before = asyncio.ensure_future(self._snapshot(ctx))
+
+    async def _save_before(self, ctx: Any) -> None:
+        task, self._before = self._before, None
+        tree = await task if task is not None else None
+        if tree is None:
+            self._data = None  # no "before": the turn cannot be undone, so no "after" either
+        else:
+            ctx.append_custom(BEFORE, {"tree": tree, **(self._data or {})})
+
+    async def tool_call(self, event: Any, ctx: Any) -> None:
+        """No tool runs before the "before" snapshot is taken."""
+        if self._before is not None:
+            await self._save_before(ctx)
 
     async def turn_end(self, event: Any, ctx: Any) -> None:
-        """Snapshot them after (a command's own `turn_end` has no turn to close)."""
-        if self._open:
-            self._open = False
-            await self._snapshot(ctx, AFTER, {})
+        """Snapshot the files after the turn (a command's own `turn_end` has no turn)."""
+        if self._before is not None:
+            await self._save_before(ctx)
+        data, self._data = self._data, None
+        if data is None:
+            return
+        tree = await self._snapshot(ctx)
+        if tree is not None:
+            ctx.append_custom(AFTER, {"tree": tree})
 
     async def undo(self, ctx: CommandContext) -> None:
         """Restore the files to before the last turn, and the conversation with them."""
