@@ -75,8 +75,10 @@ async def test_tool_calls_left_without_results_are_interrupted_never_rerun(tmp_p
 
 async def test_the_saved_model_needs_credentials(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ScriptedProvider([Reply.of("x")]))
-    rt.append(UserMessage.of("hi"))
-    rt.append(AssistantMessage((), provider="anthropic", model="claude-haiku-4-5"))
+    rt.session.append(MessageEntry(UserMessage.of("hi")))
+    rt.session.append(
+        MessageEntry(AssistantMessage((), provider="anthropic", model="claude-haiku-4-5"))
+    )
     path = rt.transcript_path
     settings = {"model": "s/m", "providers": {"s": {"api": "scripted", "script": str(path)}}}
     (tmp_path / "replies.json").write_text("[]")
@@ -113,7 +115,7 @@ async def test_fork_starts_a_new_file_from_an_entry(tmp_path: Path) -> None:
     provider = ScriptedProvider([Reply.of("a1"), Reply.of("b1"), Reply.of("forked")])
     rt = make_runtime(tmp_path, provider)
     await collect(rt, "one")
-    first_answer = rt.conversation.session.leaf_id
+    first_answer = rt.session.leaf_id
     await collect(rt, "two")
     parent_path, parent_id = rt.transcript_path, rt.session_id
     new_path = await rt.fork(first_answer)
@@ -141,7 +143,7 @@ async def test_session_before_fork_and_switch_may_cancel(tmp_path: Path) -> None
     assert await rt.fork() is None
     assert await rt.new() is False
     assert rt.session_id == before
-    assert seen[0] == ("fork", rt.conversation.session.leaf_id)
+    assert seen[0] == ("fork", rt.session.leaf_id)
     assert seen[1] == ("switch", str(rt.transcript_path))
 
 
@@ -165,13 +167,13 @@ async def test_navigate_with_a_branch_summary(tmp_path: Path) -> None:
     )
     rt = make_runtime(tmp_path, provider)
     await collect(rt, "one")
-    anchor = rt.conversation.session.leaf_id
+    anchor = rt.session.leaf_id
     await collect(rt, "two")
     await rt.navigate(anchor, summarize=True)
     texts = [m.text for m in rt.messages]
     assert texts[:2] == ["one", "a1"] and "tried two, got b1" in texts[2]
     await collect(rt, "three")
-    drawn = render(rt.conversation.session)
+    drawn = render(rt.session)
     assert "user: two" in drawn and "user: three" in drawn and "branch_summary" in drawn
     assert drawn.splitlines()[-1].startswith(">")
 
@@ -188,7 +190,7 @@ async def test_names_labels_and_extension_entries(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, provider, extensions=[ext])
     await collect(rt, "hi")
     rt.set_name("groceries")
-    rt.label(rt.conversation.session.leaf_id, "done")
+    rt.label(rt.session.leaf_id, "done")
     sent = [m.text for m in provider.requests[0].messages]
     assert sent == ["remember the milk", "hi"]
     entries = SessionFile.open(rt.transcript_path).entries

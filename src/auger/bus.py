@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
 from auger.events import Event
 from auger.llm.records import Record
+from auger.records import NoticeLevel
 
-Report = Callable[[str, str], None]
+Report = Callable[[str, NoticeLevel], None]
+E = TypeVar("E", bound=Record)
 
 
 class Handler(msgspec.Struct, frozen=True):
@@ -42,56 +44,52 @@ class Handler(msgspec.Struct, frozen=True):
         return f"{name} ({self.owner})" if self.owner else name
 
 
-class Outcome(msgspec.Struct, frozen=True):
+class Outcome(msgspec.Struct, Generic[E], frozen=True):
     """How a chain ended: the event as the handlers left it, and whether one returned `False`.
 
-    `failure` is set when a `tool_call` handler raised: a guard that breaks blocks the call.
+    `failure` is set when a handler of a guard event raised: a guard that breaks blocks.
     """
 
-    event: Any
+    event: E
     stopped: bool = False
     failure: str | None = None
 
 
-class Bus:
-    """Holds handlers by event name and runs them by the chain rule.
+Handlers = Mapping[str, list[Handler]]
 
-    `report(message, level)` receives the notices the rule calls for; `ctx` is what two-argument
-    handlers receive as their second argument.
+
+class Bus:
+    """Runs the handlers of the registry it reads, by the chain rule.
+
+    `handlers` is the registry's own mapping (read live, so a late `g.on` takes effect);
+    `report(message, level)` receives the notices the rule calls for; `ctx` is what
+    two-argument handlers receive as their second argument.
     """
 
-    def __init__(self, report: Report, ctx: Any = None) -> None:
-        self._handlers: dict[str, list[Handler]] = {}
+    def __init__(self, handlers: Handlers, report: Report, ctx: Any = None) -> None:
+        self._handlers = handlers
         self._report = report
         self.ctx = ctx
 
-    def add(self, name: str, handler: Handler) -> None:
-        """Register `handler` for `name`, after the ones already there."""
-        self._handlers.setdefault(name, []).append(handler)
+    def read(self, handlers: Handlers) -> None:
+        """Read another registry from now on (an atomic swap, used by reload)."""
+        self._handlers = handlers
 
-    def replace_all(self, handlers: dict[str, list[Handler]]) -> None:
-        """Swap every registration at once (used by reload)."""
-        self._handlers = {k: list(v) for k, v in handlers.items() if v}
+    def has(self, kind: type[Record]) -> bool:
+        """Whether anything listens to events of this class."""
+        return bool(self._handlers.get(kind.type))
 
-    def snapshot(self) -> dict[str, list[Handler]]:
-        """A copy of the registrations."""
-        return {k: list(v) for k, v in self._handlers.items()}
+    async def emit(self, event: E) -> Outcome[E]:
+        """Run the handlers of the event's type one at a time, in order, by the chain rule.
 
-    def has(self, name: str) -> bool:
-        """Whether anything listens to `name`."""
-        return name in self._handlers
-
-    async def observe(self, record: Record) -> None:
-        """Deliver a stream record to its observe-only handlers."""
-        if record.type in self._handlers:
-            await self.emit(record.type, record)
-
-    async def emit(self, name: str, event: Any) -> Outcome:
-        """Run the handlers of `name` one at a time, in order, by the chain rule."""
+        A stream record is delivered the same way: it takes no return values, so any value
+        but `None` or `False` draws the warning.
+        """
+        name = event.type
         handlers = self._handlers.get(name)
         if not handlers:
             return Outcome(event)
-        for handler in handlers:
+        for handler in list(handlers):
             try:
                 value = handler.fn(event, self.ctx) if handler.wants_ctx else handler.fn(event)
                 if value is not None and inspect.isawaitable(value):
@@ -99,7 +97,7 @@ class Bus:
             except Exception as exc:  # a handler's failure is reported, never propagated
                 message = f"{name} handler failed: {exc}"
                 self._report(message, "error")
-                if name == "tool_call":
+                if isinstance(event, Event) and event.guard:
                     return Outcome(event, failure=message)
                 continue
             if value is None:
@@ -114,7 +112,7 @@ class Bus:
                     "warning",
                 )
                 continue
-            event = changed
+            event = changed  # type: ignore[assignment]
             if changed.settled:
                 break
         return Outcome(event)

@@ -7,7 +7,7 @@ warns). An event whose `settled` is true ends the chain (a blocked tool call).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
@@ -17,7 +17,12 @@ from auger.llm.usage import Usage
 
 
 class Event(Record, frozen=True):
-    """Base of the extension events; observe-only unless `apply` says otherwise."""
+    """Base of the extension events; observe-only unless `apply` says otherwise.
+
+    A `guard` event is one whose handler failing blocks what it guards (SPEC §2.1).
+    """
+
+    guard: ClassVar[bool] = False
 
     def apply(self, value: Any) -> Event | None:
         """The event as changed by `value`, or `None` if `value` is not accepted."""
@@ -64,7 +69,7 @@ class MessageEvent(Event, frozen=True):
     """One finished block of the model's answer: `kind` is `text` or `reasoning`."""
 
     type: ClassVar[str] = "message"
-    kind: str
+    kind: Literal["text", "reasoning"]
     text: str
 
 
@@ -88,6 +93,7 @@ class ToolCallEvent(Event, frozen=True):
     """A tool call is about to run. A string or `False` blocks it; a dict replaces `input`."""
 
     type: ClassVar[str] = "tool_call"
+    guard: ClassVar[bool] = True
     _omit_none: ClassVar[frozenset[str]] = frozenset({"blocked"})
     name: str
     input: dict[str, Any]

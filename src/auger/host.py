@@ -1,56 +1,62 @@
-"""The host protocol: what a front-end lends the Runtime (DESIGN: the host protocol)."""
+"""The async host protocol: what a front-end lends the Runtime (DESIGN: the host protocol)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from typing import Protocol, runtime_checkable
+from collections.abc import AsyncIterator
+from typing import Literal, Protocol, runtime_checkable
+
+from auger.records import Decision, PermissionRequest
+
+Capability = Literal["ask", "confirm", "permission", "progress"]
 
 
 @runtime_checkable
 class Host(Protocol):
-    """A front-end. The Runtime checks `capabilities` before it asks or confirms."""
+    """A front-end. The Runtime checks `capabilities` before it asks; every question is
+    awaited, so no host blocks the Runtime's event loop while a person decides."""
 
-    capabilities: frozenset[str]
+    capabilities: frozenset[Capability]
 
-    def ask(
+    async def ask(
         self, question: str, options: list[str] | None = None, secret: bool = False
     ) -> str | None:
         """The user's answer, or `None` when declined."""
         ...
 
-    def confirm(self, question: str) -> bool:
+    async def confirm(self, question: str) -> bool:
         """Whether the user agreed."""
         ...
 
-    def notify(self, message: str, level: str) -> None:
-        """Show a notice (`info`, `warning`, `error`)."""
+    async def request_permission(self, request: PermissionRequest) -> Decision:
+        """The user's decision about one tool call."""
         ...
 
-    def progress(self, label: str) -> contextlib.AbstractContextManager[None]:
+    def progress(self, label: str) -> contextlib.AbstractAsyncContextManager[None]:
         """Show that slow work is under way while the context is open."""
         ...
 
 
 class NullHost:
-    """A host that can do nothing: every question is declined, notices go nowhere."""
+    """A host that can do nothing: every question is declined."""
 
-    capabilities: frozenset[str] = frozenset()
+    capabilities: frozenset[Capability] = frozenset()
 
-    def ask(
+    async def ask(
         self, question: str, options: list[str] | None = None, secret: bool = False
     ) -> str | None:
         """Declined."""
         return None
 
-    def confirm(self, question: str) -> bool:
+    async def confirm(self, question: str) -> bool:
         """Declined."""
         return False
 
-    def notify(self, message: str, level: str) -> None:
-        """Dropped: notices still reach the stream as `notify` records."""
+    async def request_permission(self, request: PermissionRequest) -> Decision:
+        """Denied: nobody can be asked."""
+        return "deny"
 
-    @contextlib.contextmanager
-    def progress(self, label: str) -> Iterator[None]:
+    @contextlib.asynccontextmanager
+    async def progress(self, label: str) -> AsyncIterator[None]:
         """Nothing to show."""
         yield

@@ -76,7 +76,7 @@ def _files(folder: Path, kind: str) -> list[Source]:
     return [from_file(p, kind) for p in sorted(folder.glob("*.py"))] if folder.is_dir() else []
 
 
-def project_extensions(home: Path, cwd: Path, host: Host) -> tuple[list[Source], str | None]:
+async def project_extensions(home: Path, cwd: Path, host: Host) -> tuple[list[Source], str | None]:
     """The project's `.auger/extensions/*.py`, only once the project is trusted.
 
     A host that can confirm is asked once and the answer remembered; one that cannot treats
@@ -90,7 +90,7 @@ def project_extensions(home: Path, cwd: Path, host: Host) -> tuple[list[Source],
     if store.is_trusted(cwd):
         return sources, None
     names = ", ".join(s.path.name for s in sources if s.path is not None)
-    if "confirm" in host.capabilities and host.confirm(
+    if "confirm" in host.capabilities and await host.confirm(
         f"This project has extensions ({names}) that run Python code. Trust {display(cwd)}?"
     ):
         store.trust(cwd)
@@ -101,7 +101,7 @@ def project_extensions(home: Path, cwd: Path, host: Host) -> tuple[list[Source],
     )
 
 
-def discover(
+async def discover(
     home: Path,
     cwd: Path,
     host: Host,
@@ -119,7 +119,7 @@ def discover(
     if discovered:
         sources += installed(home)
         sources += _files(home / "extensions", "user")
-        project, notice = project_extensions(home, cwd, host)
+        project, notice = await project_extensions(home, cwd, host)
         sources += project
         if notice:
             notices.append(notice)

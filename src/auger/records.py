@@ -25,6 +25,7 @@ __all__ = [
     "DECISIONS",
     "FINISH_REASONS",
     "PROVIDER_RECORDS",
+    "RUNTIME_RECORDS",
     "STOP_REASONS",
     "AfterToolCall",
     "BeforeToolCall",
@@ -195,3 +196,20 @@ class TurnEnd(Record, frozen=True):
     def cost(self) -> float | None:
         """The turn's price in USD, or `None` when the model is not priced."""
         return self.usage.cost
+
+
+RUNTIME_RECORDS: tuple[type[Record], ...] = (
+    SessionStart,
+    SessionEnd,
+    CommandOutput,
+    SkillActivated,
+    Notify,
+    BeforeToolCall,
+    AfterToolCall,
+    PermissionRequest,
+    PermissionDecision,
+    JobExit,
+    Compact,
+    TurnEnd,
+)
+"""The runtime's own record types, defined once (SPEC §1.2 and §6)."""

@@ -32,7 +32,7 @@ async def test_each_builtin_through_the_runtime(tmp_path: Path) -> None:
     assert rt.session_id in session and "Messages: 4" in session
     assert "Model: scripted/default" in await said(rt, "model")
     await said(rt, "name", "my work")
-    assert rt.conversation.session.name == "my work"
+    assert rt.session.name == "my work"
     tree = await said(rt, "tree")
     assert "user: one" in tree and tree.splitlines()[-1].startswith(">")
     assert await said(rt, "compact") == "Conversation compacted."

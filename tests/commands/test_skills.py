@@ -80,7 +80,7 @@ async def test_skill_command_activates_and_sends_the_inlined_skill(tmp_path: Pat
     rt = make_runtime(tmp_path, provider, bundled=True)
     write_skill(rt.cwd / ".agents" / "skills", "review", "reviews code", body="Be thorough.")
     await rt.reload()
-    assert "<name>review</name>" in rt.render_system_prompt()
+    assert "<name>review</name>" in rt.system_prompt()
     records = [r async for r in rt.run_command("skill:review", "src/")]
     assert any(isinstance(r, SkillActivated) and r.name == "review" for r in records)
     assert records[-1].type == "turn_end" and records[-1].text == "reviewed"

@@ -37,7 +37,7 @@ async def test_template_command_runs_the_expanded_prompt(tmp_path: Path) -> None
         "---\ndescription: fix an issue\n---\nFix issue #$1: $ARGUMENTS\n"
     )
     await rt.reload()
-    assert rt.registrations.commands["fix"].description == "fix an issue"
+    assert rt.commands["fix"].description == "fix an issue"
     records = [r async for r in rt.run_command("fix", "42 quickly")]
     assert records[-1].text == "done"
     assert provider.requests[0].messages[-1].text == "Fix issue #42: 42 quickly"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ from auger.records import AfterToolCall, CommandOutput, Notify
 from auger.runtime import Runtime
 from auger.tools.base import tool
 from support.cli import Project, json_lines
+from support.hosts import Answering
 from support.runtime import collect
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "extensions"
@@ -66,32 +65,6 @@ def make(tmp_path: Path, provider: ScriptedProvider, example: str, **options: An
 def results(records: list[Record]) -> list[tuple[str, str]]:
     """`(call_id, what the model was told)` of every tool call."""
     return [(r.call_id, r.result.content) for r in records if isinstance(r, AfterToolCall)]
-
-
-class Answering:
-    """A host that answers confirmations from a list, and remembers the questions."""
-
-    capabilities = frozenset({"confirm"})
-
-    def __init__(self, *answers: bool) -> None:
-        self.answers = list(answers)
-        self.asked: list[str] = []
-
-    def ask(self, question: str, options: list[str] | None = None, secret: bool = False) -> None:
-        """Declined."""
-
-    def confirm(self, question: str) -> bool:
-        """The next answer."""
-        self.asked.append(question)
-        return self.answers.pop(0)
-
-    def notify(self, message: str, level: str) -> None:
-        """Dropped."""
-
-    @contextlib.contextmanager
-    def progress(self, label: str) -> Iterator[None]:
-        """Nothing to show."""
-        yield
 
 
 def test_the_examples_are_short_and_say_what_they_show() -> None:

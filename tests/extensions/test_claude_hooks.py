@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from auger.events import SessionBeforeCompact
-from auger.extensions.claude_hooks import extension, from_claude_input, matches, to_claude_input
+from auger.extensions.claude_format import from_claude_input, matches, to_claude_input
+from auger.extensions.claude_hooks import extension
 from auger.host import Host
+from auger.llm.messages import AssistantMessage, TextPart, UserMessage
 from auger.llm.records import Record
 from auger.llm.scripted import Call, Delay, Reply, ScriptedProvider
 from auger.records import AfterToolCall, Notify, TurnEnd
 from auger.runtime import Runtime
+from auger.session.entries import MessageEntry
 from auger.tools.base import tool
+from support.hosts import Answering
 from support.runtime import collect
 
 
@@ -42,29 +44,6 @@ def tools_extension(g: Any) -> None:
         g.tool(t)
 
 
-class ConfirmingHost:
-    """A host that can confirm, and says yes."""
-
-    capabilities: frozenset[str] = frozenset({"confirm"})
-
-    def __init__(self) -> None:
-        self.questions: list[str] = []
-
-    def ask(self, question: str, options: list[str] | None = None, secret: bool = False) -> None:
-        return None
-
-    def confirm(self, question: str) -> bool:
-        self.questions.append(question)
-        return True
-
-    def notify(self, message: str, level: str) -> None:
-        pass
-
-    @contextlib.contextmanager
-    def progress(self, label: str) -> Iterator[None]:
-        yield
-
-
 def hooks_runtime(
     tmp_path: Path,
     provider: ScriptedProvider,
@@ -79,7 +58,7 @@ def hooks_runtime(
         env={},
         home=tmp_path / "home",
         cwd=tmp_path / "project",
-        settings={"hooks": hooks},
+        settings={"hooks": hooks, "compaction": {"keep_recent_tokens": 10}},
         bundled=False,
         extensions=[tools_extension, ("claude_hooks", extension)],
         host=host,
@@ -196,11 +175,12 @@ async def test_ask_blocks_when_no_one_can_be_asked(tmp_path: Path) -> None:
 
 async def test_ask_runs_the_call_when_the_host_confirms(tmp_path: Path) -> None:
     provider = bash_turn()
-    host = ConfirmingHost()
+    host = Answering(decisions=["allow_once"], capabilities=["permission"])
     ask = pre({"permissionDecision": "ask", "permissionDecisionReason": "touches prod"})
     rt = hooks_runtime(tmp_path, provider, on("PreToolUse", ask, "Bash"), host=host)
     await collect(rt, "go")
-    assert host.questions == ["Allow Bash? touches prod"]
+    assert host.asked == ["Allow Bash? touches prod"]
+    assert host.requests[0].options == ("allow_once", "deny")
     assert told(provider) == "ran: ls"
 
 
@@ -389,14 +369,14 @@ async def test_stop_session_start_and_session_end_payloads(tmp_path: Path) -> No
 
 async def test_pre_compact_sees_the_trigger_and_can_cancel(tmp_path: Path) -> None:
     command = f"cat > {tmp_path}/in.json; echo 'not now' >&2; exit 2"
-    rt = hooks_runtime(tmp_path, ScriptedProvider(), on("PreCompact", command, "auto"))
-    out = await rt.bus.emit("session_before_compact", SessionBeforeCompact(True, "keep the plan"))
-    assert out.stopped
+    rt = hooks_runtime(tmp_path, ScriptedProvider(), on("PreCompact", command, "manual"))
+    for text in ("one", "two"):
+        rt.session.append(MessageEntry(UserMessage.of(text * 50)))
+        rt.session.append(MessageEntry(AssistantMessage((TextPart(text * 50),))))
+    assert not await rt.compact("keep the plan")
     seen = json.loads((tmp_path / "in.json").read_text())
     assert seen["hook_event_name"] == "PreCompact"
-    assert (seen["trigger"], seen["custom_instructions"]) == ("auto", "keep the plan")
-    manual = await rt.bus.emit("session_before_compact", SessionBeforeCompact(False))
-    assert not manual.stopped
+    assert (seen["trigger"], seen["custom_instructions"]) == ("manual", "keep the plan")
 
 
 async def test_without_hooks_nothing_changes(tmp_path: Path) -> None:
@@ -407,7 +387,7 @@ async def test_without_hooks_nothing_changes(tmp_path: Path) -> None:
 
 
 def test_bash_timeouts_are_milliseconds_for_claude_code() -> None:
-    from auger.extensions.claude_hooks import from_claude_input, to_claude_input
+    from auger.extensions.claude_format import from_claude_input, to_claude_input
 
     shown = to_claude_input("bash", {"command": "make", "timeout": 30}, Path("/p"))
     assert shown == {"command": "make", "timeout": 30000}

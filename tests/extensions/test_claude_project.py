@@ -13,7 +13,7 @@ from auger.extensions import claude_project
 from auger.extensions.trust import TrustStore
 from auger.llm.scripted import Call, Reply, ScriptedProvider
 from auger.records import AfterToolCall, Notify
-from extensions.test_mcp import ENV, Host, runtime, wait_until
+from extensions.test_mcp import ENV, runtime, wait_until
 from support.runtime import collect
 
 TIME = str(Path(sys.executable).parent / "mcp-server-time")
@@ -67,7 +67,7 @@ async def test_claude_skills_are_found_without_trust(tmp_path: Path) -> None:
     skill.parent.mkdir(parents=True)
     skill.write_text("---\nname: deploy\ndescription: ship it\n---\nRun the deploy.\n")
     rt = runtime(tmp_path, ScriptedProvider())
-    assert "skill:deploy" in rt.registrations.commands
+    assert "skill:deploy" in rt.commands
 
 
 def bash_turn() -> ScriptedProvider:
@@ -76,8 +76,7 @@ def bash_turn() -> ScriptedProvider:
 
 async def test_hooks_of_an_untrusted_project_do_not_run(tmp_path: Path) -> None:
     write(project(tmp_path) / ".claude" / "settings.json", BLOCK_BASH)
-    host = Host()
-    rt = runtime(tmp_path, bash_turn(), host=host)
+    rt = runtime(tmp_path, bash_turn())
     records = await collect(rt, "go")
     [after] = [r for r in records if isinstance(r, AfterToolCall)]
     assert after.result.content.strip() == "ran"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from auger.commands import builtin
-from auger.extensions.registrar import EVENT_NAMES
+from auger.engine.registry import EVENT_NAMES
 from auger.llm.errors import RetryPolicy
 from auger.llm.provider import Model
 from auger.llm.records import Record
@@ -21,6 +21,7 @@ from auger.llm.scripted import Call, Fail, Reasoning, Reply, ScriptedProvider
 from auger.llm.usage import Pricing, Usage
 from auger.records import AfterToolCall, BeforeToolCall, CommandOutput, Notify
 from auger.runtime import Runtime
+from auger.tools import bash
 from support import chat
 from support.extensions import (
     SPEC_EVENTS,
@@ -395,7 +396,7 @@ async def test_user_bash_sees_the_command_and_its_output_is_kept(
 ) -> None:
     ext = exts.write("shell", 'def extension(g):\n    g.on("user_bash", record)\n')
     provider = ScriptedProvider()
-    rt = runtime(tmp_path, provider, ext)
+    rt = runtime(tmp_path, provider, ("bash", bash.extension), ext)
     records = await submit(rt, "!echo hello")
     assert exts.seen() == [{"type": "user_bash", "command": "echo hello"}]
     output = next(r for r in records if isinstance(r, CommandOutput))

@@ -22,7 +22,7 @@ from auger.extensions.mcp import check_server, expand, tool_name
 from auger.llm.messages import ToolResultMessage
 from auger.llm.records import Record
 from auger.llm.scripted import Call, Reply, ScriptedProvider
-from auger.records import AfterToolCall, BeforeToolCall
+from auger.records import AfterToolCall, BeforeToolCall, Notify
 from auger.runtime import Runtime
 from support.runtime import collect
 
@@ -32,26 +32,23 @@ GIT = str(BIN / "mcp-server-git")
 ENV = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}
 
 
-class Host:
-    """A host that keeps every notice it is given."""
+class Notices(list[tuple[str, str]]):
+    """Every `(level, message)` notice of a Runtime: those its prompts stream, and those it
+    hands its idle listener between prompts."""
 
-    capabilities: frozenset[str] = frozenset({"notify"})
+    def listen(self, rt: Runtime) -> Runtime:
+        rt.listen(self.keep)
+        return rt
 
-    def __init__(self) -> None:
-        self.notices: list[tuple[str, str]] = []
+    def keep(self, record: Record) -> None:
+        if isinstance(record, Notify):
+            self.append((record.level, record.message))
 
-    def ask(self, question: str, options: list[str] | None = None, secret: bool = False) -> None:
-        return None
-
-    def confirm(self, question: str) -> bool:
-        return False
-
-    def notify(self, message: str, level: str) -> None:
-        self.notices.append((level, message))
-
-    @contextlib.contextmanager
-    def progress(self, label: str) -> Iterator[None]:
-        yield
+    async def collect(self, rt: Runtime, text: str) -> list[Record]:
+        records = await collect(rt, text)
+        for record in records:
+            self.keep(record)
+        return records
 
 
 def runtime(tmp_path: Path, provider: ScriptedProvider, **options: Any) -> Runtime:
@@ -168,20 +165,19 @@ async def test_the_tools_allowlist_applies_to_mcp_tools(tmp_path: Path) -> None:
     rt = runtime(tmp_path, provider, settings=settings, tools=["time__get_current_time"])
     await collect(rt, "hi")
     await wait_until(lambda: "time__get_current_time" in rt.tools)
-    assert "time__convert_time" in rt.registrations.tools
     assert list(rt.tools) == ["time__get_current_time"]
     await rt.close()
 
 
 async def test_a_failing_server_is_reported_and_the_prompt_goes_on(tmp_path: Path) -> None:
-    host = Host()
+    notices = Notices()
     provider = ScriptedProvider([Reply.of("fine")])
     settings = {"mcp": {"servers": {"broken": {"command": str(tmp_path / "no-such-server")}}}}
-    rt = runtime(tmp_path, provider, settings=settings, host=host)
-    records = await collect(rt, "hi")
+    rt = notices.listen(runtime(tmp_path, provider, settings=settings))
+    records = await notices.collect(rt, "hi")
     assert records[-1].stop_reason == "completed"
-    await wait_until(lambda: any("broken" in m for _, m in host.notices))
-    level, message = host.notices[-1]
+    await wait_until(lambda: any("broken" in m for _, m in notices))
+    level, message = notices[-1]
     assert level == "error"
     assert message.startswith("MCP server broken failed:")
     await rt.close()
@@ -197,18 +193,18 @@ def running(marker: str) -> bool:
 
 
 async def test_a_slow_server_never_holds_up_a_prompt_and_stops_on_close(tmp_path: Path) -> None:
-    host = Host()
+    notices = Notices()
     provider = ScriptedProvider([Reply.of("quick")])
     marker = f"sleepy-{tmp_path.name}"
     sleeper = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)", marker]}
     settings = {"mcp": {"slow_start": 0.2, "servers": {"sleepy": sleeper}}}
-    rt = runtime(tmp_path, provider, settings=settings, host=host)
+    rt = notices.listen(runtime(tmp_path, provider, settings=settings))
     started = time.monotonic()
-    records = await collect(rt, "hi")
+    records = await notices.collect(rt, "hi")
     assert time.monotonic() - started < 1.0
     assert records[-1].stop_reason == "completed"
-    await wait_until(lambda: host.notices, timeout=5)
-    assert host.notices == [
+    await wait_until(lambda: notices, timeout=5)
+    assert notices == [
         (
             "warning",
             "MCP server sleepy is slow to start (0.2s so far): "
@@ -300,13 +296,13 @@ async def test_http_server_gets_a_credential_from_the_session_env(
 
 
 async def test_a_header_naming_an_unset_variable_fails_that_server(tmp_path: Path) -> None:
-    host = Host()
+    notices = Notices()
     provider = ScriptedProvider([Reply.of("fine")])
     server = {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${NOPE}"}}
-    rt = runtime(tmp_path, provider, settings={"mcp": {"servers": {"x": server}}}, host=host)
-    await collect(rt, "hi")
-    await wait_until(lambda: host.notices)
-    assert host.notices == [
+    rt = notices.listen(runtime(tmp_path, provider, settings={"mcp": {"servers": {"x": server}}}))
+    await notices.collect(rt, "hi")
+    await wait_until(lambda: notices)
+    assert notices == [
         ("error", "MCP server x failed: header Authorization names ${NOPE}, which is not set")
     ]
     await rt.close()
@@ -333,14 +329,15 @@ def test_declarations_are_checked() -> None:
             check_server(name, server)
 
 
-def test_a_bad_g_mcp_call_fails_that_extension_load(tmp_path: Path) -> None:
-    host = Host()
+async def test_a_bad_g_mcp_call_fails_that_extension_load(tmp_path: Path) -> None:
+    notices = Notices()
 
     def bad(g: Any) -> None:
         g.mcp("bad", command="x", url="http://y")
 
-    runtime(tmp_path, ScriptedProvider(), extensions=[("bad", bad)], host=host)
-    assert host.notices == [
+    rt = runtime(tmp_path, ScriptedProvider([Reply.of("fine")]), extensions=[("bad", bad)])
+    await notices.collect(rt, "hi")
+    assert notices == [
         (
             "error",
             "Extension bad failed to load: MCP server bad needs either a command (stdio) "

@@ -104,7 +104,7 @@ async def test_replacing_a_command_is_reported(tmp_path: Path) -> None:
         isinstance(r, Notify) and r.message == "Extension b replaces command hi from a"
         for r in records
     )
-    assert rt.registrations.commands["hi"].owner == "b"
+    assert rt.commands["hi"].owner == "b"
 
 
 async def test_skills_folders_added_by_an_extension(tmp_path: Path) -> None:
@@ -115,7 +115,7 @@ async def test_skills_folders_added_by_an_extension(tmp_path: Path) -> None:
     rt = make_runtime(
         tmp_path, provider, bundled=True, extensions=[lambda g: g.skills(tmp_path / "team-skills")]
     )
-    assert "skill:deploy" in rt.registrations.commands
+    assert "skill:deploy" in rt.commands
     await collect(rt, "x")
     assert "<name>deploy</name>" in provider.requests[0].system
 
@@ -155,3 +155,37 @@ async def test_a_tool_registered_after_loading_is_live(tmp_path: Path) -> None:
     )
     keep["g"].tool(late)
     assert "late" in rt.tools
+
+
+async def test_a_handler_registered_after_loading_runs(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def late(g: Any) -> None:
+        def first_turn(event: Any) -> None:
+            # registered while running, long after `extension(g)` returned
+            g.on("turn_end", lambda e: seen.append(f"turn_end {e.text}"))
+            g.on("agent_end", lambda e: seen.append("agent_end"))
+
+        g.on("turn_start", first_turn)
+
+    rt = make_runtime(tmp_path, ScriptedProvider([Reply.of("one")]), extensions=[late])
+    await collect(rt, "go")
+    assert seen == ["agent_end", "turn_end one"]
+
+
+async def test_a_tool_registered_after_loading_can_be_called(tmp_path: Path) -> None:
+    from auger.llm.scripted import Call
+    from auger.records import AfterToolCall
+
+    def late(g: Any) -> None:
+        def ping() -> str:
+            """Answer pong."""
+            return "pong"
+
+        g.on("turn_start", lambda e: g.tool(ping))
+
+    provider = ScriptedProvider([Reply.of(Call("ping", {})), Reply.of("done")])
+    rt = make_runtime(tmp_path, provider, extensions=[late])
+    records = await collect(rt, "go")
+    [after] = [r for r in records if isinstance(r, AfterToolCall)]
+    assert (after.tool, after.result.content) == ("ping", "pong")

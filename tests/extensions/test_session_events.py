@@ -89,8 +89,8 @@ async def test_automatic_compaction_fires_with_automatic_true(
         [Reply.of("a1"), Reply.of("b1", usage=Usage(5000, 10)), Reply.of("SUMMARY"), Reply.of("c1")]
     )
     settings = {"compaction": {"keep_recent_tokens": 5, "reserve_tokens": 1000}}
-    rt = runtime(tmp_path, provider, ext, settings=settings)
-    rt.model = Model("scripted", "tiny", "scripted", context_window=4000)
+    tiny = Model("scripted", "tiny", "scripted", context_window=4000)
+    rt = runtime(tmp_path, provider, ext, settings=settings, model=tiny)
     await two_turns(rt)
     records = await collect(rt, "three")
     assert [r.automatic for r in records if isinstance(r, Compact)] == [True]
@@ -109,9 +109,9 @@ async def test_fork_and_switch_events(tmp_path: Path, exts: Extensions) -> None:
     )
     rt = runtime(tmp_path, ScriptedProvider([Reply.of("a1")]), ext)
     await collect(rt, "one")
-    first_id, first_path, leaf = rt.session_id, rt.transcript_path, rt.conversation.session.leaf_id
+    first_id, first_path, leaf = rt.session_id, rt.transcript_path, rt.session.leaf_id
     await rt.fork()
-    forked_path = rt.transcript_path or rt.conversation.session.path
+    forked_path = rt.transcript_path or rt.session.path
     await rt.switch(first_path)
     assert exts.seen() == [
         {"type": "session_before_fork", "id": first_id, "at": leaf},

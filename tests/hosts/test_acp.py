@@ -161,8 +161,8 @@ async def test_a_tool_call_handler_asks_the_client_for_permission(project: Proje
     guard = project.root / "guard.py"
     guard.write_text(
         "def extension(g):\n"
-        "    def guard(e, ctx):\n"
-        "        if not ctx.confirm(f'Allow {e.name}?'):\n"
+        "    async def guard(e, ctx):\n"
+        "        if not await ctx.confirm(f'Allow {e.name}?'):\n"
         "            return 'the user said no'\n"
         "    g.on('tool_call', guard)\n"
     )
@@ -172,7 +172,7 @@ async def test_a_tool_call_handler_asks_the_client_for_permission(project: Proje
             {"text": "ok"},
         ]
     )
-    client = Client(answers=["reject", "allow"])
+    client = Client(answers=["deny", "allow_once"])
     async with agent(project, client, "--extension", str(guard)) as conn:
         session = await conn.new_session(cwd=str(project.root), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("look around")])
@@ -183,6 +183,38 @@ async def test_a_tool_call_handler_asks_the_client_for_permission(project: Proje
     assert ends["call_1"].status == "failed"
     assert ends["call_1"].content[0].content.text == "ERROR: the user said no"
     assert ends["call_2"].status == "completed"
+
+
+async def test_a_permission_request_reaches_the_client_with_the_calls_id(project: Project) -> None:
+    gate = project.root / "gate.py"
+    gate.write_text(
+        "from auger.records import PermissionRequest\n"
+        "def extension(g):\n"
+        "    async def gate(e, ctx):\n"
+        "        asked = PermissionRequest(e.call_id, e.name, e.input, f'Run {e.name}?')\n"
+        "        decision = await ctx.request_permission(asked)\n"
+        "        return None if decision != 'deny' else f'{e.name} was denied'\n"
+        "    g.on('tool_call', gate)\n"
+    )
+    project.script(
+        [
+            {"parts": [{"tool": "ls", "args": {"path": "."}}, {"tool": "ls", "args": {}}]},
+            {"text": "ok"},
+        ]
+    )
+    client = Client(answers=["allow_always", "deny"])
+    async with agent(project, client, "--extension", str(gate)) as conn:
+        session = await conn.new_session(cwd=str(project.root), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("look around")])
+
+    asked = [(p.tool_call_id, p.title, p.kind, p.raw_input) for p in client.permissions]
+    assert asked == [
+        ("call_1", "Run ls?", "read", {"path": "."}),
+        ("call_2", "Run ls?", "read", {}),
+    ]
+    ends = {u.tool_call_id: u for u in client.of("tool_call_update") if u.status != "in_progress"}
+    assert ends["call_1"].status == "completed"
+    assert ends["call_2"].content[0].content.text == "ERROR: ls was denied"
 
 
 async def test_the_clients_mcp_servers_become_tools(project: Project) -> None:

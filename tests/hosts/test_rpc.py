@@ -25,9 +25,9 @@ def project(tmp_path: Path) -> Project:
 class Rpc:
     """A running `auger rpc`: send commands, read its stdout lines as they come."""
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Project, *options: str) -> None:
         self.process = subprocess.Popen(
-            project.command("rpc"),
+            project.command("rpc", *options),
             cwd=project.root,
             env=project.env,
             stdin=subprocess.PIPE,
@@ -76,8 +76,8 @@ class Rpc:
 def rpc(project: Project) -> Iterator[Any]:
     started: list[Rpc] = []
 
-    def start() -> Rpc:
-        started.append(Rpc(project))
+    def start(*options: str) -> Rpc:
+        started.append(Rpc(project, *options))
         return started[-1]
 
     yield start
@@ -202,6 +202,54 @@ def test_sessions_listed_forked_switched_and_compacted(project: Project, rpc: An
     compacted = server.next()
     assert compacted["ok"] is True and compacted["compacted"] is False
     server.finish()
+
+
+GATE = """
+from auger.records import PermissionRequest
+
+def extension(g):
+    async def gate(e, ctx):
+        decision = await ctx.request_permission(
+            PermissionRequest(e.call_id, e.name, e.input, f"Run {e.name}?")
+        )
+        return None if decision != "deny" else f"{e.name} was denied"
+
+    g.on("tool_call", gate)
+"""
+
+
+def test_the_client_answers_a_permission_request(
+    project: Project, rpc: Any, tmp_path: Path
+) -> None:
+    gate = tmp_path / "gate.py"
+    gate.write_text(GATE)
+    project.script(
+        [{"parts": [{"tool": "ls", "args": {}}, {"tool": "ls", "args": {}}]}, {"text": "ok"}]
+    )
+    client = rpc("--extension", str(gate))
+    client.send(id=1, type="prompt", text="look")
+    lines: list[dict[str, Any]] = []
+    for decision in ("allow_once", "deny"):
+        lines += client.until(lambda line: line["type"] == "request")
+        request = lines[-1]
+        assert request["kind"] == "permission"
+        assert request["request"]["tool"] == "ls" and request["request"]["title"] == "Run ls?"
+        client.send(id=f"a-{decision}", type="answer", question=request["id"], value=decision)
+    lines += client.until(response(1))
+    answers = [line for line in lines if line.get("command") == "answer"]
+    assert [a["ok"] for a in answers] == [True, True]
+    results = [line["result"] for line in lines if line["type"] == "after_tool_call"]
+    assert [r.get("error_type") for r in results] == [None, "blocked"]
+    assert results[1]["content"] == "ERROR: ls was denied"
+
+
+def test_an_answer_to_no_open_question_is_an_error(project: Project, rpc: Any) -> None:
+    project.script([])
+    client = rpc()
+    client.send(id=7, type="answer", question="q9", value="deny")
+    answer = client.next()
+    assert (answer["id"], answer["ok"]) == (7, False)
+    assert "no open question" in answer["error"]["message"]
 
 
 def test_no_model_is_a_usage_error(project: Project) -> None:

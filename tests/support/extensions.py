@@ -65,6 +65,8 @@ STREAM_RECORDS = (
     "notify",
     "before_tool_call",
     "after_tool_call",
+    "permission_request",
+    "permission_decision",
     "job_exit",
     "compact",
     "turn_end",

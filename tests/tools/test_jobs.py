@@ -134,3 +134,19 @@ async def test_unknown_job_and_no_registry(call: Call, ctx: ToolContext) -> None
     bare = ToolContext(cwd=ctx.cwd, env=ctx.env)
     assert (await call(JOB_OUTPUT, bare)).error_type == "unavailable"
     assert (await call(JOB_KILL, bare, job_id="job1")).error_type == "unavailable"
+
+
+async def test_stopping_a_group_returns_once_every_process_of_it_is_gone() -> None:
+    from auger.tools.jobs import group_alive, stop_group
+
+    for _ in range(5):  # the leader's end used to be taken for the group's
+        process = await asyncio.create_subprocess_exec(
+            "sh",
+            "-c",
+            "trap '' TERM; sleep 30 & sleep 30 & sleep 30 & wait",
+            start_new_session=True,
+        )
+        await asyncio.sleep(0.05)
+        assert group_alive(process.pid)
+        await stop_group(process, grace=0.2)
+        assert not group_alive(process.pid)

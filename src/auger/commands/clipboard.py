@@ -6,7 +6,7 @@ import asyncio
 import shutil
 from collections.abc import Mapping
 
-from auger.commands.context import CommandContext
+from auger.engine.context import Context
 from auger.llm.messages import AssistantMessage
 
 # (program and arguments, the environment variable that must be set for it to work, if any)
@@ -49,17 +49,16 @@ async def copy_text(text: str, env: Mapping[str, str]) -> str | None:
     return None
 
 
-async def copy(ctx: CommandContext) -> None:
+async def copy(ctx: Context) -> None:
     """Copy the last reply to the clipboard."""
-    rt = ctx.runtime
     reply = next(
-        (m.text for m in reversed(rt.messages) if isinstance(m, AssistantMessage) and m.text),
+        (m.text for m in reversed(ctx.messages) if isinstance(m, AssistantMessage) and m.text),
         None,
     )
     if reply is None:
         await ctx.say("Nothing to copy: there is no reply yet.")
         return
-    problem = await copy_text(reply, rt.env)
+    problem = await copy_text(reply, ctx.env)
     if problem is not None:
         await ctx.say(f"Not copied: {problem}.")
         return

@@ -10,7 +10,7 @@ from typing import Literal
 
 import msgspec
 
-from auger.commands.context import CommandContext
+from auger.engine.context import Context
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
@@ -167,21 +167,20 @@ def _msg(cls: str, role: str, inner: str) -> str:
     return f'<section class="msg {cls}"><div class="role">{role}</div>{inner}</section>'
 
 
-async def export(ctx: CommandContext) -> None:
+async def export(ctx: Context) -> None:
     """`/export [file]`: write the session as HTML (`.md`: Markdown); no file, both."""
-    rt = ctx.runtime
-    session = rt.conversation.session
+    session = ctx.session
     shown = list(blocks(session.branch()))
     if not shown:
         await ctx.say("Nothing to export: the session is empty.")
         return
-    title = session.name or session.header.title or f"auger session {rt.session_id}"
-    subtitle = f"session {rt.session_id} · {rt.model.id} · {session.header.created[:10]}"
+    title = session.name or session.header.title or f"auger session {ctx.session_id}"
+    subtitle = f"session {ctx.session_id} · {ctx.model} · {session.header.created[:10]}"
     arg = ctx.args.strip()
-    targets = [Path(arg)] if arg else [Path(f"auger-{rt.session_id}.{s}") for s in ("html", "md")]
+    targets = [Path(arg)] if arg else [Path(f"auger-{ctx.session_id}.{s}") for s in ("html", "md")]
     written = []
     for target in targets:
-        path = (rt.cwd / target.expanduser()).resolve()
+        path = (ctx.cwd / target.expanduser()).resolve()
         markdown = path.suffix.lower() in (".md", ".markdown")
         text = to_markdown(title, subtitle, shown) if markdown else to_html(title, subtitle, shown)
         try:

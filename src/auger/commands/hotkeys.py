@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from auger.commands.context import CommandContext
+from auger.engine.context import Context
 
 HOTKEYS: tuple[tuple[str, str], ...] = (
     ("Enter", "send the message"),
@@ -20,7 +20,7 @@ HOTKEYS: tuple[tuple[str, str], ...] = (
 )
 
 
-async def hotkeys(ctx: CommandContext) -> None:
+async def hotkeys(ctx: Context) -> None:
     """List the terminal's keys."""
     width = max(len(key) for key, _ in HOTKEYS)
     await ctx.say("\n".join(f"{key:<{width}}  {what}" for key, what in HOTKEYS))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from auger.commands.context import CommandContext
+from auger.engine.context import Context
 
 PROMPT = """\
 Study this project and write an AGENTS.md file at its root: the instructions a coding agent \
@@ -28,9 +28,9 @@ EXISTING = (
 )
 
 
-async def init(ctx: CommandContext) -> None:
+async def init(ctx: Context) -> None:
     """Have the model study the project and write AGENTS.md (`/init [extra instructions]`)."""
-    existing = EXISTING if (ctx.runtime.cwd / "AGENTS.md").exists() else ""
+    existing = EXISTING if (ctx.cwd / "AGENTS.md").exists() else ""
     text = PROMPT.format(existing=existing)
     if ctx.args.strip():
         text += f"\n\nAlso: {ctx.args.strip()}"

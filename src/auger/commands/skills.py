@@ -9,9 +9,9 @@ from typing import Any
 
 import msgspec
 
-from auger.commands.context import CommandContext
 from auger.commands.frontmatter import FrontMatterError, split
 from auger.commands.paths import upward
+from auger.engine.context import Context
 from auger.records import SkillActivated
 
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -110,8 +110,8 @@ def extension(g: Any) -> None:
         g.notify(problem, "warning")
     for skill in skills:
 
-        async def run(ctx: CommandContext, skill: Skill = skill) -> None:
-            await ctx.runtime.publish(SkillActivated(skill.name))
+        async def run(ctx: Context, skill: Skill = skill) -> None:
+            await ctx.publish(SkillActivated(skill.name))
             await ctx.prompt(inline(skill, ctx.args))
 
         g.command(f"skill:{skill.name}", run, skill.description)

@@ -7,8 +7,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from auger.commands.context import CommandContext
 from auger.commands.frontmatter import FrontMatterError, split
+from auger.engine.context import Context
 
 _PLACEHOLDER = re.compile(r"\$(ARGUMENTS|@|[1-9])")
 
@@ -52,7 +52,7 @@ def extension(g: Any) -> None:
         first_line = body.strip().splitlines()[0][:60] if body.strip() else ""
         description = str(meta.get("description") or first_line)
 
-        async def run(ctx: CommandContext, body: str = body) -> None:
+        async def run(ctx: Context, body: str = body) -> None:
             await ctx.prompt(expand(body, ctx.args).strip())
 
         g.command(name, run, description)

@@ -9,14 +9,13 @@ later process finds them. Undoing a turn also moves the conversation back to bef
 from __future__ import annotations
 
 import asyncio
-import inspect
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from auger.commands.checkpoints import CheckpointError, ShadowStore
-from auger.commands.context import CommandContext
+from auger.engine.context import Context
 from auger.session.entries import CustomEntry, Entry
 from auger.session.paths import cwd_slug
 
@@ -116,25 +115,24 @@ class Checkpoints:
         if tree is not None:
             ctx.append_custom(AFTER, {"tree": tree})
 
-    async def undo(self, ctx: CommandContext) -> None:
+    async def undo(self, ctx: Context) -> None:
         """Restore the files to before the last turn, and the conversation with them."""
-        done = turns(ctx.runtime.conversation.session.branch())
+        done = turns(ctx.branch())
         if not done:
             await ctx.say("Nothing to undo: no turn has a checkpoint on this branch.")
             return
         await self._restore(ctx, done, len(done))
 
-    async def rewind(self, ctx: CommandContext) -> None:
+    async def rewind(self, ctx: Context) -> None:
         """`/rewind N`: restore to before turn N (as `/rewind` lists them)."""
-        done = turns(ctx.runtime.conversation.session.branch())
+        done = turns(ctx.branch())
         if not done:
             await ctx.say("Nothing to rewind: no turn has a checkpoint on this branch.")
             return
         choice = ctx.args.strip()
         if not choice:
             labels = [f"{n}. {t.text or '(empty prompt)'}" for n, t in enumerate(done, 1)]
-            answer = ctx.ask("Rewind to before which turn?", labels)
-            answer = (await answer) if inspect.isawaitable(answer) else answer
+            answer = await ctx.ask("Rewind to before which turn?", labels)
             if answer is None:
                 listing = "\n".join(labels)
                 await ctx.say(f"Turns with a checkpoint:\n{listing}\nRewind with /rewind N.")
@@ -145,9 +143,8 @@ class Checkpoints:
             return
         await self._restore(ctx, done, int(choice))
 
-    async def _restore(self, ctx: CommandContext, done: list[Turn], number: int) -> None:
-        rt = ctx.runtime
-        store = self.store(rt.env)
+    async def _restore(self, ctx: Context, done: list[Turn], number: int) -> None:
+        store = self.store(ctx.env)
         target = done[number - 1]
         try:
             now = None
@@ -160,7 +157,7 @@ class Checkpoints:
         except CheckpointError as exc:
             ctx.notify(f"undo failed: {exc}", "error")
             return
-        await rt.navigate(target.parent_id)
+        await ctx.runtime.navigate(target.parent_id)
         lines = [f"  restored {p}" for p in rewritten] + [f"  removed {p}" for p in removed]
         what = "\n".join(lines) if lines else "  (the turn changed no files)"
         await ctx.say(f"Back to before turn {number} ({target.text!r}):\n{what}")

@@ -19,11 +19,9 @@ import json
 import re
 import signal
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-import msgspec
-
+from auger.engine.context import Context
 from auger.events import (
     AgentEnd,
     BeforeAgentStart,
@@ -32,126 +30,30 @@ from auger.events import (
     ToolCallEvent,
     ToolEnd,
 )
-from auger.extensions.context import HandlerContext
-from auger.records import SessionEnd, SessionStart
+from auger.extensions.claude_format import (
+    DEFAULT_TIMEOUT,
+    SESSION_END_REASONS,
+    SESSION_SOURCES,
+    Hook,
+    Result,
+    claude_tool,
+    from_claude_input,
+    matches,
+    parse_output,
+    to_claude_input,
+    to_claude_response,
+)
+from auger.records import (
+    Decision,
+    PermissionDecision,
+    PermissionRequest,
+    SessionEnd,
+    SessionStart,
+)
 from auger.tools.jobs import signal_group, stop_group
 
-DEFAULT_TIMEOUT = 60.0
-
-# auger tool → (Claude Code's name, auger argument → Claude Code's argument)
-CLAUDE_TOOLS: dict[str, tuple[str, dict[str, str]]] = {
-    "read": ("Read", {"path": "file_path"}),
-    "write": ("Write", {"path": "file_path"}),
-    "edit": ("Edit", {"path": "file_path"}),
-    "bash": ("Bash", {}),
-    "grep": ("Grep", {"ignore_case": "-i", "context": "-C", "limit": "head_limit"}),
-    "find": ("Glob", {}),
-    "ls": ("LS", {}),
-}
-SESSION_SOURCES = {"new": "startup", "restore": "resume", "reload": "startup"}
-SESSION_END_REASONS = {"close": "prompt_input_exit", "reload": "other"}
-
-# Claude Code matches a plain `A|B` matcher exactly and anything else as a regex.
-_PLAIN_MATCHER = re.compile(r"[A-Za-z0-9_|]+")
-
-
-class Hook(msgspec.Struct, frozen=True):
-    """One configured command and its timeout in seconds."""
-
-    command: str
-    timeout: float = DEFAULT_TIMEOUT
-
-
-class Result(msgspec.Struct, frozen=True):
-    """What a hook that ran said: `blocked` (exit 2's stderr), else its stdout as JSON or text."""
-
-    blocked: str | None = None
-    output: dict[str, Any] = msgspec.field(default_factory=dict)
-    text: str = ""
-
-    @property
-    def specific(self) -> dict[str, Any]:
-        """`hookSpecificOutput`, or an empty dict."""
-        value = self.output.get("hookSpecificOutput")
-        return value if isinstance(value, dict) else {}
-
-    @property
-    def stop(self) -> str | None:
-        """Why the hook said `continue: false`, or `None` when it did not."""
-        if self.output.get("continue") is not False:
-            return None
-        return str(self.output.get("stopReason") or "a hook stopped the agent")
-
-    @property
-    def block(self) -> str | None:
-        """The reason of an exit 2 or of `decision: "block"`, or `None`."""
-        if self.blocked is not None:
-            return self.blocked
-        if self.output.get("decision") == "block":
-            return str(self.output.get("reason") or "blocked by a hook")
-        return None
-
-    @property
-    def context(self) -> str:
-        """`hookSpecificOutput.additionalContext`, or `""`."""
-        value = self.specific.get("additionalContext")
-        return value if isinstance(value, str) else ""
-
-
-def claude_tool(name: str) -> str:
-    """The name Claude Code gives auger's tool `name` (other tools keep their own)."""
-    return CLAUDE_TOOLS[name][0] if name in CLAUDE_TOOLS else name
-
-
-def to_claude_input(name: str, args: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
-    """A tool's arguments as Claude Code names them, with paths made absolute as it does."""
-    if name not in CLAUDE_TOOLS:
-        return dict(args)
-    renames = CLAUDE_TOOLS[name][1]
-    out: dict[str, Any] = {}
-    for key, value in args.items():
-        if key == "path" and isinstance(value, str):
-            value = str(cwd / Path(value).expanduser())
-        elif name == "bash" and key == "timeout" and isinstance(value, int | float):
-            value = value * 1000  # Claude Code's Bash takes milliseconds, auger's seconds
-        out[renames.get(key, key)] = value
-    return out
-
-
-def to_claude_response(name: str, output: str, claude_input: Mapping[str, Any]) -> Any:
-    """A tool's result in the shape Claude Code gives PostToolUse hooks: an object for its
-    shell and file-writing tools, the text for every other tool."""
-    if name == "bash":
-        return {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}
-    if name in ("write", "edit"):
-        return {"filePath": claude_input.get("file_path", ""), "success": True}
-    return output
-
-
-def from_claude_input(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
-    """Arguments in Claude Code's names turned back into auger's."""
-    if name not in CLAUDE_TOOLS:
-        return dict(args)
-    back = {claude: ours for ours, claude in CLAUDE_TOOLS[name][1].items()}
-    out = {back.get(key, key): value for key, value in args.items()}
-    if name == "bash" and isinstance(out.get("timeout"), int | float):
-        out["timeout"] = out["timeout"] / 1000
-    return out
-
-
-def matches(matcher: Any, names: tuple[str, ...]) -> bool:
-    """Whether a Claude Code matcher selects any of `names`; empty or `*` selects everything.
-
-    Raises `re.error` for a matcher that is not a valid regex.
-    """
-    if matcher in (None, "", "*"):
-        return True
-    if not isinstance(matcher, str):
-        return False
-    if _PLAIN_MATCHER.fullmatch(matcher):
-        return any(name in matcher.split("|") for name in names)
-    pattern = re.compile(matcher)
-    return any(pattern.search(name) for name in names)
+ASK_ONCE: tuple[Decision, ...] = ("allow_once", "deny")
+"""What a hook's `ask` offers: it asks about this call only."""
 
 
 def _joined(*parts: str) -> str:
@@ -169,7 +71,7 @@ class Hooks:
 
     # -- configuration ----------------------------------------------------------------------
 
-    def configured(self, ctx: HandlerContext, event: str, *names: str) -> list[Hook]:
+    def configured(self, ctx: Context, event: str, *names: str) -> list[Hook]:
         """The command hooks of `event` whose matcher selects one of `names` (all, if none)."""
         settings = ctx.settings.get("hooks")
         groups = settings.get(event) if isinstance(settings, dict) else None
@@ -194,7 +96,7 @@ class Hooks:
                     found.append(hook)
         return found
 
-    def _hook(self, ctx: HandlerContext, event: str, entry: Any) -> Hook | None:
+    def _hook(self, ctx: Context, event: str, entry: Any) -> Hook | None:
         if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
             return None
         kind = entry.get("type", "command")
@@ -210,7 +112,7 @@ class Hooks:
     # -- running one hook -------------------------------------------------------------------
 
     async def run(
-        self, ctx: HandlerContext, event: str, hook: Hook, fields: dict[str, Any]
+        self, ctx: Context, event: str, hook: Hook, fields: dict[str, Any]
     ) -> Result | None:
         """Run `hook` with the event's JSON on stdin; `None` when it failed (and was reported)."""
         cwd = str(ctx.cwd)
@@ -255,7 +157,7 @@ class Hooks:
                 f"{event} hook {hook.command} failed with exit code {code}{detail}", "warning"
             )
             return None
-        result = _parse(stdout)
+        result = parse_output(stdout)
         message = result.output.get("systemMessage")
         if isinstance(message, str) and message:
             ctx.notify(message, "warning")
@@ -263,9 +165,7 @@ class Hooks:
 
     # -- the handlers -----------------------------------------------------------------------
 
-    async def tool_call(
-        self, event: ToolCallEvent, ctx: HandlerContext
-    ) -> str | dict[str, Any] | None:
+    async def tool_call(self, event: ToolCallEvent, ctx: Context) -> str | dict[str, Any] | None:
         """PreToolUse: block (a string), rewrite the input (a dict), ask, or allow (`None`)."""
         name = claude_tool(event.name)
         hooks = self.configured(ctx, "PreToolUse", name, event.name)
@@ -298,15 +198,21 @@ class Hooks:
                 tool_input, updated = dict(specific["updatedInput"]), True
             contexts.append(result.context)
         if asked is not None:
-            if "confirm" not in ctx.capabilities:
+            if "permission" not in ctx.capabilities:
                 return f"{asked} — not allowed: no one could be asked"
-            if not ctx.confirm(f"Allow {name}? {asked}"):
+            request = PermissionRequest(
+                event.call_id, event.name, event.input, f"Allow {name}? {asked}", ASK_ONCE
+            )
+            ctx.emit(request)
+            decision = await ctx.request_permission(request)
+            ctx.emit(PermissionDecision(event.call_id, decision, "user"))
+            if decision == "deny":
                 return f"{asked} — not allowed: the user declined"
         if any(contexts):
             self._tool_context[event.call_id] = _joined(*contexts)
         return from_claude_input(event.name, tool_input) if updated else None
 
-    async def tool_end(self, event: ToolEnd, ctx: HandlerContext) -> str | None:
+    async def tool_end(self, event: ToolEnd, ctx: Context) -> str | None:
         """PostToolUse (successful calls, as in Claude Code): replace or add to the result."""
         pending = self._tool_context.pop(event.call_id, "")
         name = claude_tool(event.name)
@@ -343,9 +249,7 @@ class Hooks:
         final = _joined(output, *contexts)
         return final if final != event.result else None
 
-    async def before_agent_start(
-        self, event: BeforeAgentStart, ctx: HandlerContext
-    ) -> str | bool | None:
+    async def before_agent_start(self, event: BeforeAgentStart, ctx: Context) -> str | bool | None:
         """UserPromptSubmit: cancel the turn (`False`) or add context to the prompt."""
         contexts: list[str] = []
         for hook in self.configured(ctx, "UserPromptSubmit"):
@@ -359,7 +263,7 @@ class Hooks:
             contexts.append(result.context or result.text.strip())
         return _joined(event.prompt, *contexts) if any(contexts) else None
 
-    async def agent_end(self, event: AgentEnd, ctx: HandlerContext) -> None:
+    async def agent_end(self, event: AgentEnd, ctx: Context) -> None:
         """Stop: observe only; a hook that asks to keep going is reported."""
         fields = {"stop_hook_active": False, "last_assistant_message": event.text}
         for hook in self.configured(ctx, "Stop"):
@@ -371,7 +275,7 @@ class Hooks:
                     "warning",
                 )
 
-    async def session_start(self, record: SessionStart, ctx: HandlerContext) -> None:
+    async def session_start(self, record: SessionStart, ctx: Context) -> None:
         """SessionStart: its context reaches the model with the turn's message."""
         source = SESSION_SOURCES.get(record.reason, "startup")
         for hook in self.configured(ctx, "SessionStart", source):
@@ -385,7 +289,7 @@ class Hooks:
             if context:
                 self._session_context.append(context)
 
-    async def session_end(self, record: SessionEnd, ctx: HandlerContext) -> None:
+    async def session_end(self, record: SessionEnd, ctx: Context) -> None:
         """SessionEnd: observe only."""
         reason = SESSION_END_REASONS.get(record.reason, "other")
         for hook in self.configured(ctx, "SessionEnd", reason):
@@ -401,7 +305,7 @@ class Hooks:
         return context
 
     async def session_before_compact(
-        self, event: SessionBeforeCompact, ctx: HandlerContext
+        self, event: SessionBeforeCompact, ctx: Context
     ) -> bool | None:
         """PreCompact: `False` cancels the compaction."""
         trigger = "auto" if event.automatic else "manual"
@@ -415,18 +319,6 @@ class Hooks:
                 ctx.notify(f"PreCompact hook blocked compaction: {reason}", "warning")
                 return False
         return None
-
-
-def _parse(stdout: str) -> Result:
-    text = stdout.strip()
-    if text.startswith("{"):
-        try:
-            value = json.loads(text)
-        except ValueError:
-            return Result(text=stdout)
-        if isinstance(value, dict):
-            return Result(output=value)
-    return Result(text=stdout)
 
 
 def extension(g: Any) -> None:

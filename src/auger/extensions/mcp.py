@@ -25,7 +25,7 @@ from auger.tools.base import Tool, ToolContext, ToolResponse
 if TYPE_CHECKING:
     from mcp import Client
 
-    from auger.extensions.context import HandlerContext
+    from auger.engine.context import Context
     from auger.extensions.registrar import Registrar
 
 SLOW_START = 10.0
@@ -150,7 +150,7 @@ class McpServers:
                 g.notify(str(exc), "error")
         return servers
 
-    async def _sync(self, g: Registrar, event: Any, ctx: HandlerContext) -> None:
+    async def _sync(self, g: Registrar, event: Any, ctx: Context) -> None:
         """Start what is declared and not running (a failed server gets another try); stop
         what changed or went away; keep the rest, registering their tools on `g`."""
         self._g = g
@@ -190,7 +190,7 @@ class McpServers:
             "warning",
         )
 
-    async def _serve(self, server: _Server, ctx: HandlerContext, after: float) -> None:
+    async def _serve(self, server: _Server, ctx: Context, after: float) -> None:
         """Connect, list the tools, register them, then hold the connection until cancelled."""
         import tempfile
 
@@ -241,7 +241,7 @@ class McpServers:
         return _response(result)
 
 
-def _connect(spec: dict[str, Any], ctx: HandlerContext, errlog: Any) -> Client:
+def _connect(spec: dict[str, Any], ctx: Context, errlog: Any) -> Client:
     from importlib.util import find_spec
 
     if find_spec("mcp") is None:

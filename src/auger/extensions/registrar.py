@@ -1,120 +1,66 @@
-"""The registrar `g` an extension receives, and loading extensions into a Runtime."""
+"""The registrar `g` an extension receives, and loading extensions into a registry."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from auger.bus import Handler
-from auger.events import EVENT_TYPES
+from auger.engine.registry import (
+    EVENT_NAMES,
+    Command,
+    PromptSection,
+    ProviderFactory,
+    Registry,
+)
 from auger.extensions.source import ExtensionError, Source
 from auger.llm.records import Record
-from auger.records import (
-    PROVIDER_RECORDS,
-    AfterToolCall,
-    BeforeToolCall,
-    CommandOutput,
-    Compact,
-    JobExit,
-    Notify,
-    SessionEnd,
-    SessionStart,
-    SkillActivated,
-    TurnEnd,
-)
+from auger.records import NoticeLevel
 from auger.tools.base import Tool, tool
 
-if TYPE_CHECKING:
-    from auger.runtime import Runtime
 
-RUNTIME_RECORDS = (
-    SessionStart,
-    SessionEnd,
-    CommandOutput,
-    SkillActivated,
-    Notify,
-    BeforeToolCall,
-    AfterToolCall,
-    JobExit,
-    Compact,
-    TurnEnd,
-)
-EVENT_NAMES: frozenset[str] = frozenset(
-    [e.type for e in EVENT_TYPES]
-    + [r.type for r in PROVIDER_RECORDS]
-    + [r.type for r in RUNTIME_RECORDS]
-)
+class Surroundings(msgspec.Struct, frozen=True):
+    """What a registrar lends an extension: where it runs, its settings, and the roads for
+    notices and records."""
 
-
-class Command(msgspec.Struct, frozen=True):
-    """A `/name` command: `handler(ctx)` runs it."""
-
-    name: str
-    handler: Callable[..., Any]
-    description: str = ""
-    owner: str = ""
-
-
-class ProviderFactory(msgspec.Struct, frozen=True):
-    """A provider an extension added: `factory()` builds it; `models` are catalog-shaped."""
-
-    name: str
-    factory: Callable[[], Any]
-    models: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
-
-
-class Registrations(msgspec.Struct):
-    """Everything the extensions registered with one Runtime, in load order."""
-
-    handlers: dict[str, list[Handler]] = msgspec.field(default_factory=dict)
-    tools: dict[str, Tool] = msgspec.field(default_factory=dict)
-    commands: dict[str, Command] = msgspec.field(default_factory=dict)
-    prompts: dict[str, Callable[[], str] | str] = msgspec.field(default_factory=dict)
-    providers: dict[str, ProviderFactory] = msgspec.field(default_factory=dict)
-    skill_sources: list[Any] = msgspec.field(default_factory=list)
-    owners: dict[str, str] = msgspec.field(default_factory=dict)
-    mcp_servers: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
-
-    def copy(self) -> Registrations:
-        """A copy whose containers can change without touching this one."""
-        return Registrations(
-            {k: list(v) for k, v in self.handlers.items()},
-            dict(self.tools),
-            dict(self.commands),
-            dict(self.prompts),
-            dict(self.providers),
-            list(self.skill_sources),
-            dict(self.owners),
-            dict(self.mcp_servers),
-        )
+    cwd: Path
+    home: Path
+    user_home: Path
+    settings: Mapping[str, Any]
+    notify: Callable[[str, NoticeLevel], None]
+    emit: Callable[[Record], None]
 
 
 class Registrar:
-    """What `extension(g)` receives: one per extension per Runtime."""
+    """What `extension(g)` receives: one per extension per Runtime.
 
-    def __init__(self, runtime: Runtime, owner: str, into: Registrations) -> None:
-        self._runtime = runtime
+    What it registers lands in the registry the Runtime reads, also after loading: a handler,
+    tool or command added later (say, once a server has started) takes effect at once.
+    """
+
+    def __init__(self, owner: str, into: Registry, around: Surroundings) -> None:
         self.owner = owner
         self._into = into
+        self._around = around
         self._defaults: dict[str, Any] = {}
 
     @property
     def cwd(self) -> Path:
         """The session's working directory."""
-        return self._runtime.cwd
+        return self._around.cwd
 
     @property
     def home(self) -> Path:
         """auger's home (`~/.auger`, or `AUGER_HOME`)."""
-        return self._runtime.home
+        return self._around.home
 
     @property
     def user_home(self) -> Path:
         """The user's home directory."""
-        return self._runtime.user_home
+        return self._around.user_home
 
     @property
     def skill_sources(self) -> list[Path]:
@@ -133,7 +79,9 @@ class Registrar:
         key = f"{kind}:{name}"
         previous = self._into.owners.get(key)
         if previous is not None and previous != self.owner:
-            self._runtime.notify(f"Extension {self.owner} replaces {kind} {name} from {previous}")
+            self._around.notify(
+                f"Extension {self.owner} replaces {kind} {name} from {previous}", "info"
+            )
         self._into.owners[key] = self.owner
 
     def tool(self, fn: Tool | Callable[..., Any], **options: Any) -> Tool:
@@ -152,7 +100,7 @@ class Registrar:
         self._claim("command", name)
         self._into.commands[name] = Command(name, handler, description, self.owner)
 
-    def prompt(self, name: str, section: Callable[[], str] | str) -> None:
+    def prompt(self, name: str, section: PromptSection) -> None:
         """Add a system-prompt section (text, or a function re-rendered every turn)."""
         self._claim("prompt section", name)
         self._into.prompts[name] = section
@@ -198,27 +146,26 @@ class Registrar:
     @property
     def settings(self) -> dict[str, Any]:
         """This extension's own namespace in settings (`{"<extension name>": {…}}`)."""
-        own = self._runtime.settings.get(self.owner)
+        own = self._around.settings.get(self.owner)
         return self._defaults | (own if isinstance(own, dict) else {})
 
     def emit(self, record: Record) -> None:
         """Send a record of your own to the stream."""
-        self._runtime.emit(record)
+        self._around.emit(record)
 
-    def notify(self, message: str, level: str = "info") -> None:
+    def notify(self, message: str, level: NoticeLevel = "info") -> None:
         """Tell the user something."""
-        self._runtime.notify(message, level)
+        self._around.notify(message, level)
 
 
 def load_extensions(
-    runtime: Runtime, sources: Sequence[Source], base: Registrations
-) -> tuple[Registrations, list[str]]:
+    sources: Sequence[Source], base: Registry, around: Surroundings, disabled: frozenset[str]
+) -> tuple[Registry, list[str]]:
     """Run every source's `extension(g)` over a copy of `base`, in order.
 
     An extension whose loading fails is skipped whole (its partial registrations are dropped)
     and its failure is returned; the others load.
     """
-    disabled = runtime.disabled
     current = base.copy()
     failures: list[str] = []
     loaded: list[Registrar] = []
@@ -226,9 +173,12 @@ def load_extensions(
         if source.name in disabled:
             continue
         staged = current.copy()
-        registrar = Registrar(runtime, source.name, staged)
+        registrar = Registrar(source.name, staged, around)
         try:
-            source.load()(registrar)
+            extension = source.load()
+            if _is_async(extension):
+                raise ExtensionError("extension(g) is async; it must be a plain function")
+            extension(registrar)
         except Exception as exc:  # any failure of any extension is isolated
             failures.append(f"Extension {source.name} failed to load: {exc}")
             continue
@@ -237,6 +187,12 @@ def load_extensions(
     for registrar in loaded:  # what an extension registers later lands in what is installed
         registrar._into = current
     return current, failures
+
+
+def _is_async(fn: Any) -> bool:
+    import inspect
+
+    return inspect.iscoroutinefunction(fn)
 
 
 def disabled_in(settings: Mapping[str, Any]) -> frozenset[str]:

@@ -9,14 +9,15 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
+from auger.host import NullHost
 from auger.hosts.printers import OutputMode, json_line, printer
 from auger.llm.messages import UserPart
 from auger.llm.records import FinishReasonDone
-from auger.records import AfterToolCall, TurnEnd
+from auger.records import AfterToolCall, Notify, TurnEnd
 from auger.runtime import Runtime
 
 __all__ = ["HeadlessHost", "exit_code", "json_line", "main", "run_print"]
@@ -43,32 +44,15 @@ def exit_code(end: TurnEnd | None) -> int:
     return EXIT_CODES.get(end.stop_reason, 1)
 
 
-class HeadlessHost:
-    """A host that cannot ask: notices go to stderr, one line each."""
+class HeadlessHost(NullHost):
+    """A host that cannot ask: every question is declined (a permission denied), and the
+    Runtime says so on the stream."""
 
-    capabilities: frozenset[str] = frozenset({"notify"})
 
-    def __init__(self, err: TextIO) -> None:
-        self._err = err
-
-    def ask(self, question: str, options: list[str] | None = None, secret: bool = False) -> None:
-        """Declined: nobody to ask."""
-        return None
-
-    def confirm(self, question: str) -> bool:
-        """Declined: nobody to ask."""
-        return False
-
-    def notify(self, message: str, level: str) -> None:
-        """One line on stderr."""
-        prefix = "" if level == "info" else f"{level}: "
-        self._err.write(f"auger: {prefix}{message}\n")
-        self._err.flush()
-
-    @contextlib.contextmanager
-    def progress(self, label: str) -> Iterator[None]:
-        """Nothing to show."""
-        yield
+def notice_line(record: Notify) -> str:
+    """How a `notify` record reads on stderr: one line."""
+    prefix = "" if record.level == "info" else f"{record.level}: "
+    return f"auger: {prefix}{record.message}\n"
 
 
 class _Flusher:
@@ -96,7 +80,7 @@ async def run_print(
     *,
     mode: OutputMode = "text",
     out: BinaryIO,
-    err: TextIO | None = None,
+    err: TextIO,
     attachments: Sequence[UserPart] = (),
     clock: Callable[[], float] = time.monotonic,
 ) -> int:
@@ -104,7 +88,7 @@ async def run_print(
     return the exit code (SPEC §5). A leading `/` runs a command only when it names one."""
     loop = asyncio.get_running_loop()
     flusher = _Flusher(out, loop)
-    show = printer(mode, out, err if err is not None else sys.stderr)
+    show = printer(mode, out, err)
     started = clock()
     interrupts = 0
 
@@ -122,10 +106,10 @@ async def run_print(
     try:
         words = prompt.strip()[1:].split(maxsplit=1) if prompt.startswith("/") else []
         name, args = [*words, "", ""][:2]
-        if name and name in runtime.registrations.commands:
+        if name and name in runtime.commands:
             stream = runtime.run_command(name, args.strip())
-        elif name and (typo := _mistyped_command(name, runtime.registrations.commands)):
-            (err or sys.stderr).write(f"auger: unknown command /{name} — did you mean /{typo}?\n")
+        elif name and (typo := _mistyped_command(name, runtime.commands)):
+            err.write(f"auger: unknown command /{name} — did you mean /{typo}?\n")
             return 2
         else:
             stream = runtime.prompt(prompt, attachments)
@@ -138,6 +122,9 @@ async def run_print(
                 model_calls += 1
             elif kind is AfterToolCall:
                 tool_calls += 1
+            elif kind is Notify:
+                err.write(notice_line(record))  # type: ignore[arg-type]
+                err.flush()
             flusher.request()
         code = exit_code(end)
         show.finish(
@@ -186,14 +173,15 @@ def main(opts: argparse.Namespace, prompt: str) -> int:
     from auger.hosts.launch import build_runtime
 
     cwd = Path(os.getcwd())
-    try:
-        attachments = [*attach(prompt, cwd).parts, *(attach_image(i, cwd) for i in opts.image)]
-        runtime = build_runtime(opts, HeadlessHost(sys.stderr), cwd)
-    except ConfigError as exc:
-        sys.stderr.write(f"auger: {exc}\n")
-        return 2
-    return asyncio.run(
-        run_print(
+
+    async def run() -> int:
+        try:
+            attachments = [*attach(prompt, cwd).parts, *(attach_image(i, cwd) for i in opts.image)]
+            runtime = await build_runtime(opts, HeadlessHost(), cwd)
+        except ConfigError as exc:
+            sys.stderr.write(f"auger: {exc}\n")
+            return 2
+        return await run_print(
             runtime,
             prompt,
             mode=output_mode(opts),
@@ -201,4 +189,5 @@ def main(opts: argparse.Namespace, prompt: str) -> int:
             err=sys.stderr,
             attachments=attachments,
         )
-    )
+
+    return asyncio.run(run())

@@ -92,7 +92,7 @@ def parse(
     return check(p, p.parse_args(args))
 
 
-def build_runtime(
+async def build_runtime(
     opts: argparse.Namespace,
     host: Host,
     cwd: Path,
@@ -109,7 +109,7 @@ def build_runtime(
     from auger.runtime import Runtime
 
     home = auger_home(os.environ)
-    sources, notices = discover(
+    sources, notices = await discover(
         home, cwd, host, paths=opts.extension, discovered=not opts.no_extensions
     )
     if session is None and hasattr(opts, "continue_"):

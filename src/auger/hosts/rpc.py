@@ -12,6 +12,13 @@ JSON value, optional) comes back in its response. Types and their fields:
 Every command gets exactly one response line, `{"id": …, "type": "response", "command": …,
 "ok": true, …}`, or `"ok": false` with `"error": {"message": …}`. Reaching end of input waits
 for the running command, then closes the session.
+
+While a command runs, auger may ask the client: a line `{"type": "request", "id": "q1",
+"kind": "permission" | "ask" | "confirm", …}` (a permission request carries `request`, the
+`permission_request` record; `ask` carries `question`, `options`, `secret`; `confirm` carries
+`question`). The client answers with the command `{"type": "answer", "question": "q1",
+"value": …}`: a decision (`allow_once`, `allow_always`, `deny`), the answer text (or `null`),
+or a boolean. Questions still open at end of input are declined.
 """
 
 from __future__ import annotations
@@ -27,8 +34,9 @@ from typing import Any, BinaryIO
 import msgspec
 
 from auger.config.errors import ConfigError
-from auger.hosts.headless import HeadlessHost, json_line
-from auger.records import TurnEnd
+from auger.host import Capability, NullHost
+from auger.hosts.headless import json_line
+from auger.records import Decision, PermissionRequest, TurnEnd
 from auger.runtime import Runtime
 
 STREAMING = frozenset({"prompt", "command"})
@@ -39,13 +47,74 @@ class CommandError(Exception):
     """A command that cannot run: its response says why."""
 
 
+class RpcHost(NullHost):
+    """Asks the client: each question is a `request` line, answered by an `answer` command."""
+
+    capabilities: frozenset[Capability] = frozenset({"ask", "confirm", "permission"})
+
+    def __init__(self) -> None:
+        self._write: Callable[[bytes], None] | None = None
+        self._waiting: dict[str, asyncio.Future[Any]] = {}
+        self._asked = 0
+
+    def attach(self, write: Callable[[bytes], None]) -> None:
+        """Write questions with `write` from now on."""
+        self._write = write
+
+    async def _request(self, kind: str, **fields: Any) -> Any:
+        if self._write is None:
+            return None
+        self._asked += 1
+        id_ = f"q{self._asked}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[id_] = future
+        self._write(_encode({"type": "request", "id": id_, "kind": kind, **fields}) + b"\n")
+        try:
+            return await future
+        finally:
+            self._waiting.pop(id_, None)
+
+    def answer(self, id_: Any, value: Any) -> bool:
+        """Resolve question `id_`; whether it was open."""
+        future = self._waiting.get(id_) if isinstance(id_, str) else None
+        if future is None or future.done():
+            return False
+        future.set_result(value)
+        return True
+
+    def decline_all(self) -> None:
+        """Every open question is declined (the client has gone)."""
+        for future in list(self._waiting.values()):
+            if not future.done():
+                future.set_result(None)
+
+    async def ask(
+        self, question: str, options: list[str] | None = None, secret: bool = False
+    ) -> str | None:
+        """The client's answer text, or `None`."""
+        value = await self._request("ask", question=question, options=options, secret=secret)
+        return value if isinstance(value, str) else None
+
+    async def confirm(self, question: str) -> bool:
+        """Whether the client answered `true`."""
+        return await self._request("confirm", question=question) is True
+
+    async def request_permission(self, request: PermissionRequest) -> Decision:
+        """The client's decision; anything else denies."""
+        value = await self._request("permission", request=request.to_dict())
+        return value if value in request.options else "deny"
+
+
 class RpcServer:
     """Answers the commands of one client, one Runtime, writing to `out` (bytes)."""
 
-    def __init__(self, runtime: Runtime, out: BinaryIO) -> None:
+    def __init__(self, runtime: Runtime, out: BinaryIO, host: RpcHost | None = None) -> None:
         self.runtime = runtime
         self._out = out
         self._running: asyncio.Task[None] | None = None
+        self._host = host
+        if host is not None:
+            host.attach(self._write)
 
     def _write(self, data: bytes) -> None:
         self._out.write(data)
@@ -61,6 +130,8 @@ class RpcServer:
         async for line in lines:
             if line.strip():
                 await self.handle(line)
+        if self._host is not None:
+            self._host.decline_all()
         if self._running is not None:
             await asyncio.gather(self._running, return_exceptions=True)
         await self.runtime.close()
@@ -105,6 +176,7 @@ class RpcServer:
             "fork": self._fork,
             "switch": self._switch,
             "list_sessions": self._list_sessions,
+            "answer": self._answer,
         }
 
     async def _stream(self, id_: Any, kind: str, command: dict[str, Any]) -> None:
@@ -129,6 +201,13 @@ class RpcServer:
         else:
             self._respond(id_, kind, True, stop_reason=end.stop_reason)
 
+    async def _answer(self, command: dict[str, Any]) -> dict[str, Any]:
+        if self._host is None or not self._host.answer(
+            command.get("question"), command.get("value")
+        ):
+            raise CommandError(f"no open question {command.get('question')!r}")
+        return {}
+
     async def _cancel(self, command: dict[str, Any]) -> dict[str, Any]:
         running = self._running is not None
         self.runtime.cancel()
@@ -144,7 +223,7 @@ class RpcServer:
             "messages": len(rt.messages),
             "usage": rt.usage_total.to_dict(),
             "tools": list(rt.tools),
-            "commands": {c.name: c.description for c in rt.registrations.commands.values()},
+            "commands": {c.name: c.description for c in rt.commands.values()},
         }
 
     async def _set_model(self, command: dict[str, Any]) -> dict[str, Any]:
@@ -226,11 +305,12 @@ def main(args: list[str]) -> int:
                 resume=opts.resume,
                 path=opts.session,
             )
-            runtime = build_runtime(opts, HeadlessHost(sys.stderr), cwd, session=session)
+            host = RpcHost()
+            runtime = await build_runtime(opts, host, cwd, session=session)
         except ConfigError as exc:
             sys.stderr.write(f"auger: {exc}\n")
             return 2
-        await RpcServer(runtime, sys.stdout.buffer).serve(stdin_lines())
+        await RpcServer(runtime, sys.stdout.buffer, host).serve(stdin_lines())
         return 0
 
     return asyncio.run(run())

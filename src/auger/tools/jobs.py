@@ -37,9 +37,27 @@ def signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
+def group_alive(pgid: int) -> bool:
+    """Whether a process of group `pgid` still runs (a zombie has already stopped)."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for stat in proc.glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+    return False
+
+
 async def stop_group(process: asyncio.subprocess.Process, grace: float = KILL_GRACE) -> None:
     """End a process started with `start_new_session` and its whole group: SIGTERM, then SIGKILL
-    after `grace` seconds for whatever is left."""
+    after `grace` seconds for whatever is left — and return only once the whole group is gone,
+    not only its leader."""
     signal_group(process.pid, signal.SIGTERM)
     try:
         await asyncio.wait_for(process.wait(), grace)
@@ -48,6 +66,9 @@ async def stop_group(process: asyncio.subprocess.Process, grace: float = KILL_GR
     finally:
         signal_group(process.pid, signal.SIGKILL)
     await process.wait()
+    deadline = time.monotonic() + grace
+    while group_alive(process.pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
 
 
 def exit_text(returncode: int) -> str:

@@ -21,7 +21,7 @@ from prompt_toolkit.document import Document
 from auger.config.credentials import load_credentials
 from auger.hosts.terminal.boot import _fix, model_choices
 from auger.hosts.terminal.complete import InputCompleter
-from auger.hosts.terminal.host import Notice, Pipe, Progress, TerminalHost
+from auger.hosts.terminal.host import Pipe, Progress, TerminalHost
 from support.cli import Project
 
 
@@ -62,64 +62,97 @@ async def test_pipe_delivers_in_order_in_bursts() -> None:
     assert len(batches) < 1000
 
 
-async def test_ask_from_the_runtimes_thread_waits_for_the_screen() -> None:
+def runtime_loop() -> asyncio.AbstractEventLoop:
+    """An event loop on a thread of its own, as the terminal runs the Runtime."""
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    return loop
+
+
+async def on(loop: asyncio.AbstractEventLoop, coro: Any) -> Any:
+    """Await `coro` run on `loop` (the Runtime's), from the screen's loop."""
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
+
+
+async def test_ask_from_the_runtimes_loop_is_answered_on_the_screen() -> None:
     screen = Screen("green")
-    host = TerminalHost(screen, asyncio.get_running_loop(), Pipe(asyncio.get_running_loop(), print))
-    answer = await in_thread(lambda: host.ask("Pick a colour", ["red", "green"]))
-    assert answer == "green"
-    assert screen.asked == [("Pick a colour", ["red", "green"], False)]
-    assert await in_thread(lambda: host.ask("Key?", secret=True)) == "green"
-    assert screen.asked[-1] == ("Key?", None, True)
+    loop = asyncio.get_running_loop()
+    host = TerminalHost(screen, loop, Pipe(loop, print))
+    runtime = runtime_loop()
+    try:
+        assert await on(runtime, host.ask("Pick a colour", ["red", "green"])) == "green"
+        assert screen.asked == [("Pick a colour", ["red", "green"], False)]
+        assert await on(runtime, host.ask("Key?", secret=True)) == "green"
+        assert screen.asked[-1] == ("Key?", None, True)
+    finally:
+        runtime.call_soon_threadsafe(runtime.stop)
+
+
+async def test_a_question_never_blocks_the_runtimes_loop() -> None:
+    answered: list[Callable[[str | None], None]] = []
+
+    class Later(Screen):
+        def choose(self, question, options, secret, done) -> None:  # type: ignore[no-untyped-def]
+            answered.append(done)
+
+    loop = asyncio.get_running_loop()
+    host = TerminalHost(Later(None), loop, Pipe(loop, print))
+    runtime = runtime_loop()
+    try:
+        asked = asyncio.run_coroutine_threadsafe(host.ask("Wait?"), runtime)
+        ticks = await on(runtime, asyncio.sleep(0.05, result="the loop still runs"))
+        assert ticks == "the loop still runs" and not asked.done()
+        answered[0]("yes")
+        assert await asyncio.wrap_future(asked) == "yes"
+    finally:
+        runtime.call_soon_threadsafe(runtime.stop)
 
 
 async def test_confirm_is_a_yes_or_no_question() -> None:
     loop = asyncio.get_running_loop()
     yes = TerminalHost(Screen("Yes"), loop, Pipe(loop, print))
     no = TerminalHost(Screen(None), loop, Pipe(loop, print))
-    assert await in_thread(lambda: yes.confirm("Trust it?")) is True
-    assert await in_thread(lambda: no.confirm("Trust it?")) is False
+    assert await yes.confirm("Trust it?") is True
+    assert await no.confirm("Trust it?") is False
 
 
-async def test_ask_on_the_screens_own_thread_declines_instead_of_freezing() -> None:
-    screen = Screen("never")
+@pytest.mark.parametrize(
+    ("picked", "decision"),
+    [
+        ("Allow once", "allow_once"),
+        ("Always allow", "allow_always"),
+        ("Deny", "deny"),
+        (None, "deny"),
+    ],
+)
+async def test_a_permission_request_offers_its_options(picked: str | None, decision: str) -> None:
+    from auger.records import PermissionRequest
+
+    screen = Screen(picked)
     loop = asyncio.get_running_loop()
     host = TerminalHost(screen, loop, Pipe(loop, print))
-    assert host.ask("Anything?") is None
-    assert screen.asked == []
+    request = PermissionRequest("c1", "bash", {"command": "ls"}, "Run ls?")
+    assert await host.request_permission(request) == decision
+    assert screen.asked == [("Run ls?", ["Allow once", "Always allow", "Deny"], False)]
 
 
-async def test_notices_and_progress_travel_with_the_records() -> None:
+async def test_progress_travels_with_the_records() -> None:
     items: list[Any] = []
     loop = asyncio.get_running_loop()
     pipe = Pipe(loop, items.extend)
     host = TerminalHost(Screen(None), loop, pipe)
-
-    def work() -> None:
-        pipe.put("record 1")
-        host.notify("careful", "warning")
-        with host.progress("indexing"):
-            pipe.put("record 2")
-
-    await in_thread(work)
+    pipe.put("record 1")
+    async with host.progress("indexing"):
+        pipe.put("record 2")
     await asyncio.sleep(0.05)
-    assert items == [
-        "record 1",
-        Notice("careful", "warning"),
-        Progress("indexing"),
-        "record 2",
-        Progress(None),
-    ]
+    assert items == ["record 1", Progress("indexing"), "record 2", Progress(None)]
 
 
-def test_an_ask_after_the_screen_closed_is_declined() -> None:
-    loop = asyncio.new_event_loop()
-    loop.close()
-    host = TerminalHost(Screen("x"), loop, Pipe(loop, print))
-    answer: list[str | None] = []
-    thread = threading.Thread(target=lambda: answer.append(host.ask("Still there?")))
-    thread.start()
-    thread.join(timeout=5)
-    assert answer == [None]
+async def test_an_ask_after_the_screen_closed_is_declined() -> None:
+    screen_loop = asyncio.new_event_loop()
+    screen_loop.close()
+    host = TerminalHost(Screen("x"), screen_loop, Pipe(screen_loop, print))
+    assert await host.ask("Still there?") is None
 
 
 # -- first run --------------------------------------------------------------------------------
@@ -138,7 +171,9 @@ class Answers:
         self.answers = list(answers)
         self.asked: list[tuple[str, list[str] | None, bool]] = []
 
-    def ask(self, question: str, options: list[str] | None = None, secret: bool = False) -> Any:
+    async def ask(
+        self, question: str, options: list[str] | None = None, secret: bool = False
+    ) -> Any:
         self.asked.append((question, options, secret))
         return self.answers.pop(0)
 
@@ -148,20 +183,20 @@ def scripted(home: Path, **provider: Any) -> None:
     (home / "settings.json").write_text(json.dumps(settings))
 
 
-def test_a_first_run_without_a_model_asks_for_one_and_saves_it(tmp_path: Path) -> None:
+async def test_a_first_run_without_a_model_asks_for_one_and_saves_it(tmp_path: Path) -> None:
     scripted(tmp_path, models={"test": {}})
     host = Answers("s/test")
-    assert _fix(opts(), host, {}, tmp_path, tmp_path) is True  # type: ignore[arg-type]
+    assert await _fix(opts(), host, {}, tmp_path, tmp_path) is True  # type: ignore[arg-type]
     _, options, secret = host.asked[0]
     assert options is not None and options[0] == "s/test" and not secret
     assert "anthropic/claude-sonnet-4-5" in options
     assert json.loads((tmp_path / "settings.json").read_text())["model"] == "s/test"
 
 
-def test_a_missing_key_is_asked_for_secretly_and_kept_in_auth_json(tmp_path: Path) -> None:
+async def test_a_missing_key_is_asked_for_secretly_and_kept_in_auth_json(tmp_path: Path) -> None:
     scripted(tmp_path, api_key_env="S_KEY")
     host = Answers("  sk-abc  ")
-    assert _fix(opts("s/test"), host, {}, tmp_path, tmp_path) is True  # type: ignore[arg-type]
+    assert await _fix(opts("s/test"), host, {}, tmp_path, tmp_path) is True  # type: ignore[arg-type]
     assert host.asked[0][1:] == (None, True)
     assert "S_KEY" in host.asked[0][0]
     assert load_credentials(tmp_path) == {"S_KEY": "sk-abc"}
@@ -169,17 +204,19 @@ def test_a_missing_key_is_asked_for_secretly_and_kept_in_auth_json(tmp_path: Pat
 
 
 @pytest.mark.parametrize("answer", [None, ""])
-def test_declining_the_first_run_question_changes_nothing(tmp_path: Path, answer: Any) -> None:
+async def test_declining_the_first_run_question_changes_nothing(
+    tmp_path: Path, answer: Any
+) -> None:
     scripted(tmp_path, api_key_env="S_KEY")
-    assert _fix(opts("s/test"), Answers(answer), {}, tmp_path, tmp_path) is False  # type: ignore[arg-type]
+    assert await _fix(opts("s/test"), Answers(answer), {}, tmp_path, tmp_path) is False  # type: ignore[arg-type]
     assert not (tmp_path / "auth.json").exists()
 
 
-def test_nothing_is_asked_when_the_problem_is_elsewhere(tmp_path: Path) -> None:
+async def test_nothing_is_asked_when_the_problem_is_elsewhere(tmp_path: Path) -> None:
     host = Answers()
-    assert _fix(opts("nowhere/model"), host, {}, tmp_path, tmp_path) is False  # type: ignore[arg-type]
+    assert await _fix(opts("nowhere/model"), host, {}, tmp_path, tmp_path) is False  # type: ignore[arg-type]
     scripted(tmp_path, api_key_env="S_KEY")
-    assert _fix(opts("s/test"), host, {"S_KEY": "set"}, tmp_path, tmp_path) is False  # type: ignore[arg-type]
+    assert await _fix(opts("s/test"), host, {"S_KEY": "set"}, tmp_path, tmp_path) is False  # type: ignore[arg-type]
     assert host.asked == []
 
 

@@ -40,7 +40,7 @@ def log(event):
 
 def extension(g):
     async def colour(ctx):
-        answer = ctx.ask("Pick a colour", options=["red", "green", "blue"])
+        answer = await ctx.ask("Pick a colour", options=["red", "green", "blue"])
         await ctx.say(f"You picked {answer}")
 
     async def shutdown(event):
@@ -298,3 +298,22 @@ def test_a_first_run_asks_for_a_model_and_a_key(project: Project, panes: list[Pa
     assert json.loads((project.home / "settings.json").read_text())["model"] == "s/test"
     assert "sk-test-123" not in pane.scrollback()
     assert "hi" in (project.home / "history").read_text()
+
+
+@pytest.mark.parametrize("command", ["/quit", "/exit"])
+def test_quit_and_exit_end_the_terminal(project: Project, panes: list[Pane], command: str) -> None:
+    project.script([{"text": "hi there"}])
+    log = project.root / "events.jsonl"
+    extension = project.root / "colour.py"
+    extension.write_text(EXTENSION)
+    pane = start(panes, project, "--extension", "colour.py")
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("hello")
+    pane.keys("Enter")
+    pane.wait_for("hi there")
+    pane.type(command)
+    pane.keys("Enter")
+    assert pane.exit_status() == 0
+    assert [e["type"] for e in map(json.loads, log.read_text().splitlines())][-1] == (
+        "session_shutdown"
+    )

@@ -1,8 +1,8 @@
 """The ACP agent behind `auger acp` (built on the `agent-client-protocol` SDK).
 
-Each ACP session is one Runtime, living on an event loop of its own thread: the host protocol's
-`confirm` is synchronous, and there it can wait for the client's `session/request_permission`
-answer while the connection's loop carries the messages. Records become `session/update`s:
+Each ACP session is one Runtime, living on an event loop of its own thread (so one session's
+work never slows the connection); a permission question is awaited there while the connection's
+loop carries `session/request_permission` to the client and back. Records become `session/update`s:
 text and reasoning deltas are message and thought chunks; a tool call is announced (`pending`,
 with its kind), runs (`in_progress`) and ends (`completed` or `failed`, with its output); each
 model response's usage updates the context size and the session's cost. The client's MCP servers
@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import sys
 import threading
 from collections.abc import Coroutine
 from datetime import UTC, datetime
@@ -23,21 +22,11 @@ from typing import Any, TypeVar
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent
 from acp.helpers import (
-    start_tool_call,
-    text_block,
-    tool_content,
-    update_agent_message_text,
-    update_agent_thought_text,
     update_available_commands,
-    update_tool_call,
-    update_user_message_text,
 )
 from acp.schema import (
     AgentCapabilities,
-    AllowedOutcome,
     AvailableCommand,
-    Cost,
-    EmbeddedResourceContentBlock,
     HttpMcpServer,
     Implementation,
     InitializeResponse,
@@ -46,43 +35,23 @@ from acp.schema import (
     McpCapabilities,
     McpServerStdio,
     NewSessionResponse,
-    PermissionOption,
     PromptCapabilities,
     PromptResponse,
-    ResourceContentBlock,
     SessionCapabilities,
     SessionInfo,
     SessionListCapabilities,
-    TextContentBlock,
-    ToolCallLocation,
-    ToolCallUpdate,
     Usage,
-    UsageUpdate,
 )
 
 from auger._version import __version__
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home
 from auger.extensions.source import ExtensionError
-from auger.hosts.headless import HeadlessHost
-from auger.llm.messages import (
-    AssistantMessage,
-    Message,
-    ReasoningPart,
-    TextPart,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
+from auger.hosts.acp.host import AcpHost
+from auger.hosts.acp.updates import STOP_REASONS, prompt_text, record_update, replay
 from auger.llm.records import Record
 from auger.records import (
     AfterToolCall,
-    BeforeToolCall,
-    CommandOutput,
-    Notify,
-    ReasoningDelta,
-    TextDelta,
-    TokenUsageDone,
     ToolCallDone,
     TurnEnd,
 )
@@ -90,53 +59,7 @@ from auger.runtime import Runtime
 
 T = TypeVar("T")
 
-TOOL_KINDS = {
-    "read": "read",
-    "ls": "read",
-    "job_output": "read",
-    "write": "edit",
-    "edit": "edit",
-    "bash": "execute",
-    "job_kill": "execute",
-    "grep": "search",
-    "find": "search",
-}
-STOP_REASONS = {
-    "completed": "end_turn",
-    "length": "max_tokens",
-    "context_window": "max_tokens",
-    "max_steps": "max_turn_requests",
-    "content_filter": "refusal",
-    "guardrail_blocked": "refusal",
-    "cancelled": "cancelled",
-}
-SUMMARY_KEYS = ("path", "command", "pattern", "query", "url")
-PERMISSION_OPTIONS = [
-    PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-    PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-]
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
-
-def tool_kind(name: str) -> str:
-    """The ACP kind of a tool: `read`, `edit`, `execute`, `search`, or `other`."""
-    return TOOL_KINDS.get(name, "other")
-
-
-def _title(name: str, args: dict[str, Any]) -> str:
-    for key in SUMMARY_KEYS:
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            line = value.splitlines()[0]
-            return f"{name}: {line[:80]}"
-    return name
-
-
-def _locations(args: dict[str, Any], cwd: Path) -> list[ToolCallLocation] | None:
-    path = args.get("path")
-    if not isinstance(path, str) or not path:
-        return None
-    return [ToolCallLocation(path=str(cwd / Path(path).expanduser()))]
 
 
 class _Worker:
@@ -210,31 +133,6 @@ def _declare(g: Any, server: Any) -> None:
         g.notify(str(exc), "error")
 
 
-class AcpHost(HeadlessHost):
-    """A session's host: notices go to stderr; `confirm` asks the client for permission."""
-
-    capabilities: frozenset[str] = frozenset({"notify", "confirm"})
-
-    def __init__(self, agent: AcpAgent, session: _Session) -> None:
-        super().__init__(sys.stderr)
-        self._agent = agent
-        self._session = session
-
-    def confirm(self, question: str) -> bool:
-        """The client's answer to `session/request_permission` (declined before the session
-        exists, and never asked from the connection's own loop, which would wait on itself)."""
-        main = self._agent.loop
-        if not self._session.id or main is None:
-            return False
-        try:
-            if asyncio.get_running_loop() is main:
-                return False
-        except RuntimeError:
-            pass
-        asked = asyncio.run_coroutine_threadsafe(self._agent.ask(self._session, question), main)
-        return asked.result()
-
-
 class AcpAgent:
     """The ACP agent: answers the client's requests, one Runtime per session."""
 
@@ -286,7 +184,7 @@ class AcpAgent:
         session = await self._open(cwd, mcp_servers or [], saved)
         self._adopt(session, session_id)
         for message in list(session.rt.messages):
-            for update in _replay(message, session.rt.cwd):
+            for update in replay(message, session.rt.cwd):
                 await self._conn.session_update(session_id=session_id, update=update)
         self._advertise_soon(session)
         return LoadSessionResponse()
@@ -317,7 +215,7 @@ class AcpAgent:
             raise RequestError(-32600, "a prompt is already running in this session")
         session.busy = True
         try:
-            end = await self._run(session, _prompt_text(prompt))
+            end = await self._run(session, prompt_text(prompt))
         finally:
             session.busy = False
         await self._advertise(session)
@@ -342,26 +240,6 @@ class AcpAgent:
         if session is not None and session.runtime is not None:
             session.runtime.cancel()
 
-    async def ask(self, session: _Session, question: str) -> bool:
-        """Ask the client to allow the call under way (or an action with no call)."""
-        call = next(iter(session.calls.values()), None)
-        if call is None:
-            tool_call = ToolCallUpdate(tool_call_id="permission", title=question)
-        else:
-            args = _arguments(call.arguments)
-            tool_call = ToolCallUpdate(
-                tool_call_id=call.call_id,
-                title=question,
-                kind=tool_kind(call.name),
-                status="pending",
-                raw_input=args,
-            )
-        response = await self._conn.request_permission(
-            session_id=session.id, tool_call=tool_call, options=PERMISSION_OPTIONS
-        )
-        outcome = response.outcome
-        return isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow"
-
     async def close(self) -> None:
         """End every session: each Runtime closes on its own loop, then the loop stops."""
         sessions, self._sessions = list(self._sessions.values()), {}
@@ -384,11 +262,12 @@ class AcpAgent:
         from auger.hosts.launch import build_runtime
 
         session = _Session(_Worker())
-        host = AcpHost(self, session)
+        assert self.loop is not None
+        host = AcpHost(self._conn, self.loop, session, Path(cwd))
 
         async def build() -> Runtime:
             extension = ("acp", session.extension(servers))
-            return build_runtime(self._opts, host, Path(cwd), [extension], saved)
+            return await build_runtime(self._opts, host, Path(cwd), [extension], saved)
 
         try:
             session.runtime = await session.worker.run(build())
@@ -411,9 +290,7 @@ class AcpAgent:
 
     async def _advertise(self, session: _Session) -> None:
         """Send the session's commands when they are new or changed."""
-        commands = sorted(
-            (c.name, c.description) for c in session.rt.registrations.commands.values()
-        )
+        commands = sorted((c.name, c.description) for c in session.rt.commands.values())
         if commands == session.commands:
             return
         session.commands = commands
@@ -442,7 +319,7 @@ class AcpAgent:
             while (record := await queue.get()) is not None:
                 if isinstance(record, TurnEnd):
                     end = record
-                update = self._update(session, record)
+                update = record_update(record, rt)
                 if update is not None:
                     await self._conn.session_update(session_id=session.id, update=update)
             await asyncio.wrap_future(running)
@@ -451,105 +328,6 @@ class AcpAgent:
                 rt.cancel()
         assert end is not None
         return end
-
-    def _update(self, session: _Session, record: Record) -> Any:
-        """The `session/update` a record makes, if any."""
-        kind = type(record)
-        if kind is TextDelta:
-            return update_agent_message_text(record.content)
-        if kind is ReasoningDelta:
-            return update_agent_thought_text(record.content)
-        if isinstance(record, ToolCallDone):
-            args = _arguments(record.arguments)
-            return start_tool_call(
-                record.call_id,
-                _title(record.name, args),
-                kind=tool_kind(record.name),
-                status="pending",
-                raw_input=args,
-                locations=_locations(args, session.rt.cwd),
-            )
-        if isinstance(record, BeforeToolCall):
-            return update_tool_call(record.call_id, status="in_progress", raw_input=record.args)
-        if isinstance(record, AfterToolCall):
-            result = record.result
-            return update_tool_call(
-                record.call_id,
-                status="failed" if result.is_error else "completed",
-                content=[tool_content(text_block(result.content))],
-                raw_output=result.to_dict(),
-            )
-        if isinstance(record, CommandOutput):
-            text = record.text if record.text.endswith("\n") else record.text + "\n"
-            return update_agent_message_text(text)
-        if isinstance(record, Notify) and record.level != "info":
-            return update_agent_message_text(f"\n[{record.level}] {record.message}\n")
-        if isinstance(record, TokenUsageDone):
-            rt = session.rt
-            total = rt.usage_total.cost
-            return UsageUpdate(
-                session_update="usage_update",
-                used=record.usage.input_tokens + record.usage.output_tokens,
-                size=rt.model.context_window,
-                cost=None if total is None else Cost(amount=total, currency="USD"),
-            )
-        return None
-
-
-def _arguments(raw: str) -> dict[str, Any]:
-    import json
-
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _prompt_text(blocks: list[Any]) -> str:
-    """The prompt's text: its text blocks, links to resources, and embedded text resources."""
-    parts: list[str] = []
-    for block in blocks:
-        if isinstance(block, TextContentBlock):
-            parts.append(block.text)
-        elif isinstance(block, ResourceContentBlock):
-            parts.append(f"[{block.name}]({block.uri})")
-        elif isinstance(block, EmbeddedResourceContentBlock):
-            text = getattr(block.resource, "text", None)
-            if text is not None:
-                parts.append(f"\n\n{block.resource.uri}:\n```\n{text}\n```\n")
-    return "".join(parts)
-
-
-def _replay(message: Message, cwd: Path) -> list[Any]:
-    """The `session/update`s that show a stored message again."""
-    if isinstance(message, UserMessage):
-        return [update_user_message_text(message.text)]
-    if isinstance(message, ToolResultMessage):
-        status = "failed" if message.is_error else "completed"
-        content = [tool_content(text_block(message.text))]
-        return [update_tool_call(message.call_id, status=status, content=content)]
-    if not isinstance(message, AssistantMessage):
-        return []
-    updates: list[Any] = []
-    for part in message.content:
-        if isinstance(part, TextPart):
-            updates.append(update_agent_message_text(part.text))
-        elif isinstance(part, ReasoningPart):
-            updates.append(update_agent_thought_text(part.text))
-        elif isinstance(part, ToolCall):
-            args = _arguments(part.arguments)
-            updates.append(
-                start_tool_call(
-                    part.call_id,
-                    _title(part.name, args),
-                    kind=tool_kind(part.name),
-                    status="pending",
-                    raw_input=args,
-                    locations=_locations(args, cwd),
-                )
-            )
-    return updates
 
 
 async def serve(opts: Any) -> None:

@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +47,7 @@ from prompt_toolkit.styles import Style
 
 from auger.config.paths import auger_home
 from auger.hosts.terminal.complete import InputCompleter
-from auger.hosts.terminal.host import YES_NO, Notice, Pipe, Progress, TerminalHost
+from auger.hosts.terminal.host import YES_NO, Pipe, Progress, TerminalHost
 from auger.hosts.terminal.render import Renderer
 from auger.hosts.terminal.status import Status
 from auger.hosts.terminal.text import Theme, fit, width
@@ -182,7 +182,6 @@ class Terminal:
         self._closing = False
         self._closed = False
         self._idle = asyncio.Event()
-        self._shown: Counter[tuple[str, str]] = Counter()
         self.app = self._application()
 
     # -- layout --------------------------------------------------------------------------
@@ -290,7 +289,7 @@ class Terminal:
         return [("class:prompt", "› " if line == 0 and wrap == 0 else "  ")]
 
     def _commands(self) -> dict[str, Any]:
-        return dict(self.runtime.registrations.commands) if self.runtime is not None else {}
+        return dict(self.runtime.commands) if self.runtime is not None else {}
 
     def _question_text(self) -> StyleAndTextTuples:
         choice = self.choices[0]
@@ -635,7 +634,7 @@ class Terminal:
         from auger.hosts.terminal.boot import build_runtime
 
         try:
-            runtime = build_runtime(self.opts, self.host)
+            runtime = await build_runtime(self.opts, self.host)
         except ConfigError as exc:
             self.pipe.put(_Failed(str(exc)))
         except Exception as exc:  # shown, then the session ends
@@ -648,19 +647,11 @@ class Terminal:
         for item in items:
             kind = getattr(item, "type", None)
             if kind is not None:
-                if kind == "notify":
-                    key = (item.message, item.level)
-                    if self._shown[key]:
-                        self._shown[key] -= 1
-                        continue
-                elif kind == "token_usage_done":
+                if kind == "token_usage_done":
                     self.status.feed(item)
                 renderer.feed(item)
             elif item is _END:
                 self._next()
-            elif isinstance(item, Notice):
-                self._shown[(item.message, item.level)] += 1
-                renderer.notice(item.message, item.level)
             elif isinstance(item, _Say):
                 if item.level is None:
                     renderer.note(item.text)
@@ -683,7 +674,9 @@ class Terminal:
         self.busy = False
         self.renderer.end_stream()
         self._idle.set()
-        if self.queue and self.runtime is not None and not self._closing:
+        if self.runtime is not None and self.runtime.quit_requested:
+            self._quit()
+        elif self.queue and self.runtime is not None and not self._closing:
             self._start(self.queue.popleft())
 
     # -- the screen ----------------------------------------------------------------------

@@ -35,13 +35,13 @@ def model_choices(settings: Mapping[str, Any], current: str | None = None) -> li
     return list(seen)
 
 
-def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path) -> bool:
+async def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path) -> bool:
     """Ask for what a first run lacks (a model, then a key); whether anything changed."""
     settings = load_settings(home, cwd)
     try:
         spec = choose_model(opts.model, env, settings)
     except ConfigError:
-        choice = host.ask("No model is chosen yet. Which one?", model_choices(settings))
+        choice = await host.ask("No model is chosen yet. Which one?", model_choices(settings))
         if not choice:
             return False
         save_setting(home, "model", choice)
@@ -52,7 +52,7 @@ def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path) -> b
         return False
     if config.key_env is None or config.api_key:
         return False
-    key = host.ask(
+    key = await host.ask(
         f"{config.key_env} is not set. Paste the key (saved to {display(home / 'auth.json')}):",
         secret=True,
     )
@@ -62,7 +62,7 @@ def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path) -> b
     return True
 
 
-def build_runtime(opts: Any, host: Host) -> Runtime:
+async def build_runtime(opts: Any, host: Host) -> Runtime:
     """The Runtime `auger` runs interactively (`idle` before `turn_end`, SPEC §2.2); on a first
     run it asks for a model and a missing key; raises `ConfigError` when it cannot be built."""
     from auger.hosts.launch import build_runtime as build
@@ -72,9 +72,9 @@ def build_runtime(opts: Any, host: Host) -> Runtime:
     asked = 0
     while True:
         try:
-            return build(opts, host, cwd, idle_before_turn_end=True)
+            return await build(opts, host, cwd, idle_before_turn_end=True)
         except ConfigError:
             asked += 1
             keys = with_credentials(env, home)
-            if asked > FIRST_RUN_QUESTIONS or not _fix(opts, host, keys, home, cwd):
+            if asked > FIRST_RUN_QUESTIONS or not await _fix(opts, host, keys, home, cwd):
                 raise

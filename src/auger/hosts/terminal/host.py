@@ -1,29 +1,27 @@
 """The terminal's side of the host protocol, and the pipe that carries records to the screen.
 
-The Runtime runs on an event loop of its own, in another thread, so that `ask` can block that
-thread (an extension calls it synchronously) while the screen goes on taking keys. Everything
-the Runtime hands over crosses to the screen's loop here, in order.
+The Runtime runs on an event loop of its own, in another thread, so that its work never holds
+up the keys. Everything the Runtime hands over crosses to the screen's loop here, in order.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
-import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, NamedTuple, Protocol
+
+from auger.host import Capability, NullHost
+from auger.records import Decision, PermissionRequest
 
 YES_NO = ["Yes", "No"]
 """The options of a `confirm`; the screen answers them with a single `y` or `n`."""
-
-
-class Notice(NamedTuple):
-    """A notice the host was given (its `notify` record follows it on the stream)."""
-
-    message: str
-    level: str
+PERMISSION_LABELS: dict[Decision, str] = {
+    "allow_once": "Allow once",
+    "allow_always": "Always allow",
+    "deny": "Deny",
+}
 
 
 class Progress(NamedTuple):
@@ -72,47 +70,62 @@ class Surface(Protocol):
         ...
 
 
-class TerminalHost:
-    """A host that asks and confirms inline, and shows notices and progress on the screen."""
+class TerminalHost(NullHost):
+    """A host that asks, confirms and requests permission inline on the screen.
 
-    capabilities: frozenset[str] = frozenset({"ask", "confirm", "notify", "progress"})
+    The Runtime runs on a loop of its own; a question is handed to the screen's loop and
+    awaited on the Runtime's, so no thread waits while a person decides.
+    """
+
+    capabilities: frozenset[Capability] = frozenset({"ask", "confirm", "permission", "progress"})
 
     def __init__(self, surface: Surface, loop: asyncio.AbstractEventLoop, pipe: Pipe) -> None:
         self._surface = surface
         self._loop = loop
         self._pipe = pipe
-        self._screen_thread = threading.get_ident()
 
-    def ask(
+    async def ask(
         self, question: str, options: list[str] | None = None, secret: bool = False
     ) -> str | None:
         """The answer typed or picked; `None` when declined or when the screen is gone."""
-        if threading.get_ident() == self._screen_thread:
-            return None  # waiting here would stop the very loop that takes the answer
-        answer: concurrent.futures.Future[str | None] = concurrent.futures.Future()
+        here = asyncio.get_running_loop()
+        answer: asyncio.Future[str | None] = here.create_future()
 
         def done(value: str | None) -> None:
-            if not answer.done():
-                answer.set_result(value)
+            def settle() -> None:
+                if not answer.done():
+                    answer.set_result(value)
 
+            if here is self._loop:
+                settle()
+            else:
+                with contextlib.suppress(RuntimeError):  # the Runtime's loop has closed
+                    here.call_soon_threadsafe(settle)
+
+        choices = list(options) if options else None
         try:
-            self._loop.call_soon_threadsafe(
-                self._surface.choose, question, list(options) if options else None, secret, done
-            )
+            if here is self._loop:
+                self._surface.choose(question, choices, secret, done)
+            else:
+                self._loop.call_soon_threadsafe(
+                    self._surface.choose, question, choices, secret, done
+                )
         except RuntimeError:
             return None
-        return answer.result()
+        return await answer
 
-    def confirm(self, question: str) -> bool:
+    async def confirm(self, question: str) -> bool:
         """Yes or no, asked inline."""
-        return self.ask(question, YES_NO) == "Yes"
+        return await self.ask(question, YES_NO) == "Yes"
 
-    def notify(self, message: str, level: str) -> None:
-        """Shown in order with the records around it."""
-        self._pipe.put(Notice(message, level))
+    async def request_permission(self, request: PermissionRequest) -> Decision:
+        """Allow once, always, or deny, asked inline; declining denies."""
+        labels = {PERMISSION_LABELS[d]: d for d in request.options if d in PERMISSION_LABELS}
+        picked = await self.ask(request.title, list(labels))
+        return labels.get(picked or "", "deny")
 
-    @contextlib.contextmanager
-    def progress(self, label: str) -> Iterator[None]:
+    @contextlib.asynccontextmanager
+    async def progress(self, label: str) -> AsyncIterator[None]:
         """The spinner shows `label` while the context is open."""
         self._pipe.put(Progress(label))
         try:

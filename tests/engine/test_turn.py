@@ -155,8 +155,7 @@ async def test_usage_sums_over_the_turn_and_prices_it(tmp_path: Path) -> None:
             Reply.of("ok", usage=Usage(2000, 20)),
         ]
     )
-    rt = make_runtime(tmp_path, provider, extensions=[tools_extension])
-    rt.model = model
+    rt = make_runtime(tmp_path, provider, extensions=[tools_extension], model=model)
     end = (await collect(rt, "go"))[-1]
     assert (end.usage.input_tokens, end.usage.output_tokens) == (3000, 30)
     assert end.cost is not None and abs(end.cost - (3000 * 1.0 + 30 * 2.0) / 1e6) < 1e-12

@@ -4,27 +4,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from auger.commands.context import CommandContext
+from auger.engine.context import Context
 from auger.events import Input
 from auger.llm.scripted import Reply, ScriptedProvider
 from auger.records import CommandOutput, Notify
+from auger.tools import bash
 from support.cli import Project, json_lines
 from support.runtime import make_runtime
 
 
 def commands(g) -> None:  # type: ignore[no-untyped-def]
-    async def hello(ctx: CommandContext) -> None:
+    async def hello(ctx: Context) -> None:
         await ctx.say(f"hello {ctx.args}")
 
-    async def ask(ctx: CommandContext) -> None:
-        answer = ctx.ask("Pick a colour", options=["red", "blue"])
-        confirmed = ctx.confirm("Sure?")
+    async def ask(ctx: Context) -> None:
+        answer = await ctx.ask("Pick a colour", options=["red", "blue"])
+        confirmed = await ctx.confirm("Sure?")
         await ctx.say(f"answer={answer} confirmed={confirmed}")
 
-    def broken(ctx: CommandContext) -> None:
+    def broken(ctx: Context) -> None:
         raise RuntimeError("it broke")
 
-    async def twice(ctx: CommandContext) -> None:
+    async def twice(ctx: Context) -> None:
         await ctx.prompt("first")
         await ctx.prompt("second")
 
@@ -97,7 +98,7 @@ async def test_bang_runs_a_shell_command_and_fires_user_bash(tmp_path: Path) -> 
     rt = make_runtime(
         tmp_path,
         ScriptedProvider(),
-        extensions=[lambda g: g.on("user_bash", lambda e: seen.append(e.command))],
+        extensions=[bash.extension, lambda g: g.on("user_bash", lambda e: seen.append(e.command))],
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
     records = [r async for r in rt.submit("!echo hi there")]
@@ -116,8 +117,8 @@ async def test_model_command_switches_and_fires_model_select(tmp_path: Path) -> 
         ScriptedProvider(),
         bundled=True,
         extensions=[lambda g: g.on("model_select", lambda e: seen.append(e.model))],
+        settings=settings,
     )
-    rt.settings = settings
     await run(rt, "model", "other/m1")
     assert rt.model.id == "other/m1" and seen == ["other/m1"]
     answer = await rt.ask("hi")

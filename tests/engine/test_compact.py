@@ -32,9 +32,9 @@ def runtime(tmp_path: Path, replies: list[Reply], settings: dict | None = None, 
         provider,
         extensions=[lambda g: g.tool(echo), *kw.pop("extensions", [])],
         settings=SETTINGS if settings is None else settings,
+        model=TINY,
         **kw,
     )
-    rt.model = TINY
     return rt, provider
 
 
@@ -118,7 +118,7 @@ async def test_a_second_compaction_updates_the_first_summary(tmp_path: Path) -> 
     assert "<summary>\nSUMMARY-1\n</summary>" in update and "Update it" in update
     assert "[User]\none" not in update  # already in the first summary
     assert rt.messages[0].text == COMPACTION_PREFIX + "SUMMARY-2"
-    compactions = [e for e in rt.conversation.session.entries if isinstance(e, CompactionEntry)]
+    compactions = [e for e in rt.session.entries if isinstance(e, CompactionEntry)]
     assert [c.summary for c in compactions] == ["SUMMARY-1", "SUMMARY-2"]
 
 
@@ -191,7 +191,7 @@ async def test_navigating_back_to_a_compacted_away_entry(tmp_path: Path) -> None
     await collect(rt, "one")
     await collect(rt, "two")
     assert await rt.compact()
-    session = rt.conversation.session
+    session = rt.session
     first_answer = next(
         e for e in session.entries if isinstance(e, MessageEntry) and e.message.text == "a1"
     )

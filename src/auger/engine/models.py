@@ -1,0 +1,73 @@
+"""Choosing the model and its provider: asked for, a restored session's, or configured."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from auger.config.errors import ConfigError
+from auger.config.models import (
+    build_provider,
+    choose_model,
+    provider_config,
+    resolve_model,
+    split_spec,
+)
+from auger.engine.registry import Registry
+from auger.llm.catalog import lookup, model_from_entry
+from auger.llm.provider import Model, Provider
+from auger.session.context import last_model
+from auger.session.store import SessionFile
+
+
+class ModelResolver:
+    """Turns `provider/name` into a model and a provider, with the keys and settings given
+    (and the providers extensions registered)."""
+
+    def __init__(self, keys: Mapping[str, str], settings: Mapping[str, Any]) -> None:
+        self._keys = keys
+        self._settings = settings
+
+    def choose(
+        self,
+        model: str | Model | None,
+        provider: Provider | None,
+        session: SessionFile,
+        registry: Registry,
+    ) -> tuple[tuple[Model, Provider], str | None]:
+        """The model asked for; else a restored session's, when its provider can still be
+        reached (else a notice says why not); else the configured one."""
+        saved = None if model or provider else last_model(session.branch())
+        if saved is not None:
+            spec = "/".join(saved)
+            try:
+                return self.resolve(spec, None, registry), None
+            except ConfigError as exc:
+                notice = f"the session's model {spec} is not available ({exc})"
+                return self.resolve(model, provider, registry), notice
+        return self.resolve(model, provider, registry), None
+
+    def resolve(
+        self, model: str | Model | None, provider: Provider | None, registry: Registry
+    ) -> tuple[Model, Provider]:
+        """The model and provider for a spec (or a given model or provider)."""
+        if isinstance(model, Model):
+            return model, provider or self._provider_for(model.provider, registry)
+        if provider is not None:
+            name = (model or "").partition("/")[2] or model or "default"
+            return lookup(provider.name, name, "scripted"), provider
+        spec = choose_model(model, self._keys, self._settings)
+        provider_name, name = split_spec(spec)
+        added = registry.providers.get(provider_name)
+        if added is not None:
+            entry = added.models.get(name, {})
+            return model_from_entry(provider_name, name, "extension", entry), added.factory()
+        config = provider_config(provider_name, self._keys, self._settings)
+        return resolve_model(spec, config), build_provider(config)
+
+    def _provider_for(self, name: str, registry: Registry) -> Provider:
+        added = registry.providers.get(name)
+        if added is not None:
+            provider: Provider = added.factory()
+            return provider
+        return build_provider(provider_config(name, self._keys, self._settings))

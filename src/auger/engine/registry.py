@@ -1,0 +1,74 @@
+"""The one registry: everything extensions registered with one Runtime, read live by the bus
+and the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from auger.bus import Handler
+from auger.events import EVENT_TYPES
+from auger.records import PROVIDER_RECORDS, RUNTIME_RECORDS
+from auger.tools.base import Tool
+
+EVENT_NAMES: frozenset[str] = frozenset(
+    t.type for t in (*EVENT_TYPES, *PROVIDER_RECORDS, *RUNTIME_RECORDS)
+)
+"""Every name `g.on` accepts: the extension events and every stream record type."""
+
+PromptSection = Callable[[], str] | str
+
+
+class Command(msgspec.Struct, frozen=True):
+    """A `/name` command: `handler(ctx)` runs it."""
+
+    name: str
+    handler: Callable[..., Any]
+    description: str = ""
+    owner: str = ""
+
+
+class ProviderFactory(msgspec.Struct, frozen=True):
+    """A provider an extension added: `factory()` builds it; `models` are catalog-shaped."""
+
+    name: str
+    factory: Callable[[], Any]
+    models: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+
+
+class Registry(msgspec.Struct):
+    """Handlers, tools, commands, prompt sections, providers, skill folders and MCP servers,
+    in load order, with who registered each name."""
+
+    handlers: dict[str, list[Handler]] = msgspec.field(default_factory=dict)
+    tools: dict[str, Tool] = msgspec.field(default_factory=dict)
+    commands: dict[str, Command] = msgspec.field(default_factory=dict)
+    prompts: dict[str, PromptSection] = msgspec.field(default_factory=dict)
+    providers: dict[str, ProviderFactory] = msgspec.field(default_factory=dict)
+    skill_sources: list[Any] = msgspec.field(default_factory=list)
+    owners: dict[str, str] = msgspec.field(default_factory=dict)
+    mcp_servers: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+
+    def copy(self) -> Registry:
+        """A copy whose containers can change without touching this one."""
+        return Registry(
+            {k: list(v) for k, v in self.handlers.items()},
+            dict(self.tools),
+            dict(self.commands),
+            dict(self.prompts),
+            dict(self.providers),
+            list(self.skill_sources),
+            dict(self.owners),
+            dict(self.mcp_servers),
+        )
+
+    def system_prompt(self) -> str:
+        """The system prompt, assembled now from its named sections, in order."""
+        parts = []
+        for section in self.prompts.values():
+            text = section() if callable(section) else section
+            if text:
+                parts.append(text.strip())
+        return "\n\n".join(parts)

@@ -1,0 +1,90 @@
+"""Running one piece of work (a prompt, a command) as a stream of records: the task behind
+it, its cancel, and the `session_start` that opens a session's first stream."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from auger.engine.state import AgentState
+from auger.engine.stream import Channel, Stream
+from auger.llm.records import Record
+from auger.records import SessionEnd, SessionStart
+
+_END = object()
+
+
+class Runner:
+    """One stream at a time on a Runtime; `cancel` is safe from any thread or a signal."""
+
+    def __init__(
+        self, state: AgentState, stream: Stream, boundary: Callable[[], Awaitable[None]]
+    ) -> None:
+        self._state = state
+        self._stream = stream
+        self._boundary = boundary
+        self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def run(
+        self, work: Callable[[], Awaitable[None]], check_reload: bool = True
+    ) -> AsyncIterator[Record]:
+        """Stream the records `work` produces; the stream ends when the work does."""
+        if self._task is not None:
+            raise RuntimeError("a prompt is already running on this Runtime")
+        channel = Channel()
+        self._loop = asyncio.get_running_loop()
+        self._state.finishing = False
+        self._task = asyncio.create_task(self._open(work, channel, check_reload))
+        try:
+            while True:
+                await channel.wait()
+                for item in channel.drain():
+                    if item is _END:
+                        return
+                    yield item
+        finally:
+            task, self._task = self._task, None
+            if task is not None and not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+            self._stream.close()
+
+    async def _open(
+        self, work: Callable[[], Awaitable[None]], channel: Channel, check_reload: bool
+    ) -> None:
+        state, stream = self._state, self._stream
+        try:
+            if check_reload:  # a prompt sees extension files changed since the last one
+                await self._boundary()
+            root = str(state.place.cwd)
+            opening: list[Record] = []
+            if state.opening == "reload":
+                opening = [
+                    SessionEnd("reload", root),
+                    SessionStart(state.conversation.id, "reload", root),
+                ]
+            elif state.opening is not None:
+                opening = [SessionStart(state.conversation.id, state.opening, root)]
+            state.opening = None
+            # session_start first, then what was queued while idle
+            for record in opening:
+                channel.put(record)
+                await stream.observe(record)
+            stream.open(channel.put)
+            await stream.observe_notices()
+            await work()
+        finally:
+            channel.put(_END)
+
+    def cancel(self) -> None:
+        """Cancel the running work."""
+        loop, task = self._loop, self._task
+        if loop is None or task is None or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(self._cancel_now)
+
+    def _cancel_now(self) -> None:
+        if self._task is not None and not self._state.finishing:
+            self._state.jobs.kill_all()
+            self._task.cancel()

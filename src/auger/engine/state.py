@@ -1,0 +1,140 @@
+"""The agent's state: where it works, the conversation, the model, the registry, one usage
+ledger, and the limits of a turn."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from auger.engine.registry import Registry
+from auger.llm.errors import RetryPolicy
+from auger.llm.provider import Model, Provider
+from auger.llm.usage import Usage
+from auger.session.conversation import Conversation
+from auger.tools.base import Tool
+from auger.tools.jobs import Jobs
+
+Opening = Literal["new", "restore", "reload"]
+
+
+class CompactionSettings(msgspec.Struct, frozen=True):
+    """`compaction` in settings."""
+
+    enabled: bool = True
+    reserve_tokens: int = 16_384
+    keep_recent_tokens: int = 20_000
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> CompactionSettings:
+        """Read `settings["compaction"]`, with defaults for what is missing."""
+        raw = settings.get("compaction")
+        if not isinstance(raw, dict):
+            return cls()
+        default = cls()
+        return cls(
+            bool(raw.get("enabled", default.enabled)),
+            int(raw.get("reserve_tokens", default.reserve_tokens)),
+            int(raw.get("keep_recent_tokens", default.keep_recent_tokens)),
+        )
+
+
+class Limits(msgspec.Struct, frozen=True):
+    """How far one turn may go, and how it asks the model."""
+
+    max_steps: int = 100
+    retry: RetryPolicy = msgspec.field(default_factory=RetryPolicy)
+    reasoning: str | None = None
+    compaction: CompactionSettings = msgspec.field(default_factory=CompactionSettings)
+    idle_first: bool = False
+    """The terminal's order (`idle` before `turn_end`, SPEC §2.2)."""
+
+
+class Ledger:
+    """What was used: the session's branch so far and the running turn. Every response's
+    usage is added here, and only here."""
+
+    def __init__(self, total: Usage) -> None:
+        self.total = total
+        self.turn = Usage()
+
+    def begin_turn(self, zero: Usage) -> None:
+        """A turn starts from `zero` (the model's priced or unpriced zero)."""
+        self.turn = zero
+
+    def add(self, usage: Usage) -> None:
+        """One response's usage, for the turn and the session."""
+        self.total = self.total + usage
+        self.turn = self.turn + usage
+
+
+class Place(msgspec.Struct, frozen=True):
+    """Where the agent works: the project, auger's home, the user's home, and the environment
+    tools run commands with (never holding a stored credential)."""
+
+    cwd: Path
+    home: Path
+    user_home: Path
+    env: Mapping[str, str]
+    clock: Callable[[], float]
+
+
+class AgentState:
+    """What the engine's parts share: the place, the conversation, the model and provider,
+    the registry, the ledger, background jobs and the limits."""
+
+    def __init__(
+        self,
+        place: Place,
+        conversation: Conversation,
+        registry: Registry,
+        limits: Limits,
+        settings: Mapping[str, Any],
+        *,
+        allow: Sequence[str] | None = None,
+        boundary: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.place = place
+        self.conversation = conversation
+        self.registry = registry
+        self.limits = limits
+        self.settings = settings
+        self.jobs = Jobs(place.clock)
+        self.ledger = Ledger(Usage())
+        self.allow = None if allow is None else frozenset(allow)
+        self.boundary = boundary
+        """Run at each request boundary (the Runtime reloads changed extension files)."""
+        self.finishing = False
+        """The turn is finishing: a cancel changes nothing any more."""
+        self.quit_requested = False
+        self.opening: Opening | None = "new"
+        """How the next stream opens: `session_start` for a new or restored session, or
+        `session_end` + `session_start` after a reload; `None` once it has."""
+        self._model: Model | None = None
+        self._provider: Provider | None = None
+
+    @property
+    def model(self) -> Model:
+        """The current model."""
+        assert self._model is not None, "no model chosen yet"
+        return self._model
+
+    @property
+    def provider(self) -> Provider:
+        """The current model's provider."""
+        assert self._provider is not None, "no model chosen yet"
+        return self._provider
+
+    def use(self, model: Model, provider: Provider) -> None:
+        """Talk to `model` through `provider` from the next model call on."""
+        self._model, self._provider = model, provider
+
+    @property
+    def tools(self) -> dict[str, Tool]:
+        """The tools the model may call now (an extension may add some while running)."""
+        tools = self.registry.tools
+        if self.allow is None:
+            return tools
+        return {k: v for k, v in tools.items() if k in self.allow}

@@ -1,0 +1,150 @@
+"""One turn, in the order of SPEC §4 and nothing else: the model calls, the tool rounds
+between them, and the `turn_end` that always closes the stream."""
+
+from __future__ import annotations
+
+import asyncio
+
+from auger.bus import Bus
+from auger.engine.compact import compact, is_full
+from auger.engine.dispatch import Dispatch
+from auger.engine.retry import Failure, Steps, call_model
+from auger.engine.state import AgentState
+from auger.engine.stream import Stream
+from auger.events import AgentEnd, AgentStart, BeforeAgentStart, BeforeRequest, Idle, TurnStart
+from auger.llm.messages import TextPart, UserMessage, UserPart
+from auger.llm.usage import Usage
+from auger.records import StopReason, TurnEnd
+
+STOPPING_FINISHES: frozenset[str] = frozenset({"length", "content_filter", "context_window"})
+
+
+class Turn:
+    """What one turn has learned so far."""
+
+    def __init__(self, text: str, attachments: tuple[UserPart, ...] = ()) -> None:
+        self.text = text
+        self.attachments = attachments
+        self.stop: StopReason = "completed"
+        self.final_text = ""
+        self.error: dict[str, str] | None = None
+        self.agent_started = False
+        self.warned_full = False
+
+
+async def run_turn(
+    state: AgentState, stream: Stream, bus: Bus, text: str, attachments: tuple[UserPart, ...] = ()
+) -> None:
+    """Run one prompt (with files and images attached after its text) to its end; the stream
+    always closes with `turn_end`."""
+    turn = Turn(text, attachments)
+    state.ledger.begin_turn(state.model.no_usage)
+    try:
+        await _turn(state, stream, bus, turn)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        turn.stop = "cancelled"
+    except Exception as exc:  # the stream must still end with turn_end
+        turn.stop = "error"
+        stream.notify(f"internal error: {type(exc).__name__}: {exc}", "error")
+    state.finishing = True
+    if turn.agent_started:
+        await bus.emit(AgentEnd(turn.final_text))
+    record = TurnEnd(turn.stop, state.ledger.turn, turn.final_text, turn.error)
+    await end_turn(state, stream, bus, record)
+
+
+async def _turn(state: AgentState, stream: Stream, bus: Bus, turn: Turn) -> None:
+    await bus.emit(TurnStart(turn.text))
+    out = await bus.emit(BeforeAgentStart(turn.text, state.registry.system_prompt()))
+    if out.stopped:
+        turn.stop = "guardrail_blocked"
+        stream.notify("an extension cancelled this turn", "warning")
+        return
+    prompt, system = out.event.prompt, out.event.system_prompt
+    turn.agent_started = True
+    await bus.emit(AgentStart(prompt))
+    conversation = state.conversation
+    added = await bus.emit(BeforeRequest(prompt, len(conversation.messages)))
+    conversation.append(UserMessage((TextPart(added.event.prompt), *turn.attachments)))
+    # the system prompt and the tools stay byte-identical for the whole turn, so every
+    # request of it is a prefix of the next (caches reuse it; signed thinking stays valid)
+    tools = tuple(t.spec for t in state.tools.values())
+    steps = Steps()
+    dispatch = Dispatch(state, stream, bus)
+    responses = 0
+    while True:
+        if state.boundary is not None:
+            await state.boundary()
+        await _report_jobs(state, stream)
+        await _keep_room(state, stream, bus, turn, system)
+        try:
+            message = await call_model(state, stream, bus, steps, system, tools)
+        except asyncio.CancelledError:
+            if steps.partial_text is not None:
+                turn.final_text = steps.partial_text
+            raise
+        except Failure as failed:
+            turn.stop = failed.stop  # type: ignore[assignment]
+            turn.error = {"kind": failed.error.kind, "message": failed.error.message}
+            return
+        conversation.append(message)
+        responses += 1
+        turn.final_text = message.text
+        calls = message.tool_calls
+        if calls:
+            await dispatch.run(calls)
+        if message.stop_reason in STOPPING_FINISHES:
+            turn.stop = message.stop_reason  # type: ignore[assignment]
+            return
+        if not calls:
+            return
+        if responses >= state.limits.max_steps:
+            turn.stop = "max_steps"
+            stream.notify(
+                f"stopped after {state.limits.max_steps} model calls (max_steps)", "warning"
+            )
+            return
+
+
+async def _report_jobs(state: AgentState, stream: Stream) -> None:
+    exits = state.jobs.take_exits()
+    if not exits:
+        return
+    for record in exits:
+        await stream.publish(record)
+    state.conversation.append(UserMessage.of(state.jobs.notice(exits)))
+
+
+async def _keep_room(state: AgentState, stream: Stream, bus: Bus, turn: Turn, system: str) -> None:
+    """Compact before a model call that would not fit (or say so, when compaction is off)."""
+    if not is_full(state, system):
+        return
+    if state.limits.compaction.enabled:
+        await compact(state, stream, bus, automatic=True)
+    elif not turn.warned_full:
+        turn.warned_full = True
+        stream.notify(
+            "the context is full and automatic compaction is off (compaction.enabled: false)",
+            "warning",
+        )
+
+
+async def end_turn(state: AgentState, stream: Stream, bus: Bus, record: TurnEnd) -> None:
+    """Run the `turn_end` and `idle` handlers (in the host's order), then stream `turn_end`
+    last, so nothing a handler raises can follow it."""
+    if state.limits.idle_first:
+        await bus.emit(Idle())
+        await bus.emit(record)
+    else:
+        await bus.emit(record)
+        await bus.emit(Idle())
+    await stream.observe_notices()
+    stream.emit(record)
+
+
+def quiet_end(stop: StopReason = "completed", error: dict[str, str] | None = None) -> TurnEnd:
+    """The `turn_end` of work that ran no model call."""
+    return TurnEnd(stop, Usage(), "", error)
