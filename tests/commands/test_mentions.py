@@ -46,8 +46,14 @@ def test_a_missing_path_is_an_error(tmp_path: Path) -> None:
         attach("read @missing.md", tmp_path)
 
 
-def test_a_bare_word_that_names_nothing_stays_text(tmp_path: Path) -> None:
-    assert attach("ask @bob about it", tmp_path).parts == ()
+def test_a_mention_that_is_no_file_name_stays_text(tmp_path: Path) -> None:
+    assert attach("ask @bob to bump @types/node", tmp_path).parts == ()
+    assert attach("see @nowhere/x.py", tmp_path).parts == ()  # no such folder: not a path
+
+
+def test_a_missing_folder_mention_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(MentionError, match=r"@src/: no such file"):
+        attach("list @src/", tmp_path)
 
 
 def test_a_binary_file_is_refused(tmp_path: Path) -> None:

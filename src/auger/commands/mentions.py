@@ -41,8 +41,15 @@ def mentions(text: str) -> list[str]:
     return found
 
 
-def _looks_like_path(word: str) -> bool:
-    return "/" in word or "." in word.lstrip(".") or word.startswith(("~", "."))
+_FILE_NAME = re.compile(r"[^/]*\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,10}$")
+
+
+def _looks_like_path(word: str, cwd: Path) -> bool:
+    """Whether a mention that names nothing was meant as a file: a name with an extension, or
+    a folder ending in `/`, in a folder that exists (`@types/node` or `@bob` is just text)."""
+    if not (word.endswith("/") or _FILE_NAME.search(word)):
+        return False
+    return (cwd / Path(word.rstrip("/")).expanduser()).parent.is_dir()
 
 
 def _resolve(word: str, cwd: Path) -> tuple[Path, str] | None:
@@ -57,15 +64,16 @@ def _resolve(word: str, cwd: Path) -> tuple[Path, str] | None:
 def attach(text: str, cwd: Path, *, images: bool = True) -> Attached:
     """The attachments for every `@path` of `text` that names a file or directory.
 
-    A mention that looks like a path (`@notes.md`, `@src/`) but names nothing raises
-    `MentionError`; a bare word that names nothing (`@bob`) is left as text.
+    A mention that looks like a file (`@notes.md`, `@src/`, see `_looks_like_path`) but names
+    nothing raises `MentionError`; any other that names nothing (`@bob`, `@types/node`) is
+    left as text.
     """
     parts: list[UserPart] = []
     paths: list[str] = []
     for word in mentions(text):
         found = _resolve(word, cwd)
         if found is None:
-            if _looks_like_path(word.rstrip(_TRAILING)):
+            if _looks_like_path(word.rstrip(_TRAILING), cwd):
                 raise MentionError(f"@{word}: no such file or directory")
             continue
         path, written = found
