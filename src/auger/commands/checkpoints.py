@@ -39,7 +39,7 @@ class ShadowStore:
         self._env = {k: v for k, v in env.items() if not k.startswith("GIT_")} | _IDENTITY
         self._timeout = timeout
 
-    async def _git(self, *args: str, init: bool = False, partial: bool = False) -> bytes:
+    async def _git(self, *args: str, init: bool = False, ok: tuple[int, ...] = (0,)) -> bytes:
         settings = [arg for setting in _SETTINGS for arg in ("-c", setting)]
         where = ["--literal-pathspecs", f"--git-dir={self.store}", f"--work-tree={self.project}"]
         command = ["git", *settings, *([] if init else where), *args]
@@ -60,7 +60,7 @@ class ShadowStore:
             proc.kill()
             await proc.wait()
             raise CheckpointError(f"git {args[0]} took over {self._timeout:.0f} s") from None
-        if proc.returncode != 0 and not partial:
+        if proc.returncode not in ok:
             reason = err.decode(errors="replace").strip().splitlines()
             raise CheckpointError(f"git {args[0]} failed: {reason[-1] if reason else '?'}")
         return out
@@ -75,8 +75,8 @@ class ShadowStore:
         """Record the project's files as they are now (`.gitignore` obeyed); returns the
         tree's id."""
         await self._ensure()
-        # a file that cannot be read (permissions) is left out rather than failing the snapshot
-        await self._git("add", "--all", "--ignore-errors", "--", ".", partial=True)
+        # a file that cannot be read is left out (git exits 1) rather than failing the snapshot
+        await self._git("add", "--all", "--ignore-errors", "--", ".", ok=(0, 1))
         tree = await self._git("write-tree")
         return tree.decode().strip()
 
