@@ -65,16 +65,15 @@ async def awaited(event: Any) -> None:
 
 def per_emit(handlers: list[Callable[..., Any]], runs: int) -> float:
     """Median seconds per `Bus.emit("tool_call", …)` with `handlers` registered."""
-    bus = Bus(lambda message, level: None)
-    for fn in handlers:
-        bus.add("tool_call", Handler.of(fn, "bench"))
+    registry = {"tool_call": [Handler.of(fn, "bench") for fn in handlers]}
+    bus = Bus(registry, lambda message, level: None)
     event = ToolCallEvent("bash", {"command": "ls"}, "call_1")
 
     async def timed() -> float:
         emit = bus.emit
         started = time.perf_counter()
         for _ in range(EMITS):
-            await emit("tool_call", event)
+            await emit(event)
         return (time.perf_counter() - started) / EMITS
 
     return statistics.median(asyncio.run(timed()) for _ in range(runs))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, get_args
 
 from auger.llm.records import (
     FINISH_REASONS,
@@ -61,7 +61,7 @@ StopReason = Literal[
     "error",
     "cancelled",
 ]
-STOP_REASONS: frozenset[str] = frozenset(StopReason.__args__)
+STOP_REASONS: frozenset[str] = frozenset(get_args(StopReason))
 NoticeLevel = Literal["info", "warning", "error"]
 Decision = Literal["allow_once", "allow_always", "deny"]
 DECISIONS: tuple[Decision, ...] = ("allow_once", "allow_always", "deny")

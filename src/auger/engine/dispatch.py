@@ -14,7 +14,7 @@ from auger.bus import Bus
 from auger.engine.state import AgentState
 from auger.engine.stream import Stream
 from auger.events import ToolCallEvent, ToolEnd, ToolStart
-from auger.llm.messages import TextPart, ToolCall, ToolResultMessage
+from auger.llm.messages import ImagePart, TextPart, ToolCall, ToolResultMessage
 from auger.records import AfterToolCall, BeforeToolCall
 from auger.tools.base import ToolContext, ToolError, ToolResponse
 
@@ -116,7 +116,7 @@ class Dispatch:
         await self.stream.publish(
             AfterToolCall(call.call_id, call.name, args, response, clock(), duration)
         )
-        content = (TextPart(response.content), *response.images)
+        content: tuple[TextPart | ImagePart, ...] = (TextPart(response.content), *response.images)
         self.state.conversation.append(
             ToolResultMessage(call.call_id, call.name, content, response.is_error)
         )

@@ -14,7 +14,7 @@ from auger.records import PROVIDER_RECORDS, RUNTIME_RECORDS
 from auger.tools.base import Tool
 
 EVENT_NAMES: frozenset[str] = frozenset(
-    t.type for t in (*EVENT_TYPES, *PROVIDER_RECORDS, *RUNTIME_RECORDS)
+    kind.type for kinds in (EVENT_TYPES, PROVIDER_RECORDS, RUNTIME_RECORDS) for kind in kinds
 )
 """Every name `g.on` accepts: the extension events and every stream record type."""
 

@@ -94,8 +94,9 @@ class Stream:
     async def publish(self, record: Record) -> None:
         """Stream `record`, then deliver it (and any notice raised meanwhile) to handlers."""
         self.emit(record)
-        if self.bus is not None:
-            await self.bus.emit(record)
+        bus = self.bus
+        if bus is not None and bus.listens(record):
+            await bus.emit(record)
         if self._unobserved:
             await self.observe_notices()
 

@@ -26,10 +26,11 @@ def bundled() -> tuple[list[Source], list[Source]]:
         ("skills", skills.extension),
         ("mcp", McpServers()),
     ]
-    return (
-        [Source(name, lambda fn=fn: fn) for name, fn in first],
-        [Source(name, lambda fn=fn: fn) for name, fn in last],
-    )
+    return [_source(name, fn) for name, fn in first], [_source(name, fn) for name, fn in last]
+
+
+def _source(name: str, fn: Extension) -> Source:
+    return Source(name, lambda: fn)
 
 
 def as_source(ext: Source | Extension | tuple[str, Extension]) -> Source:

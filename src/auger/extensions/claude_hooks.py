@@ -106,8 +106,9 @@ class Hooks:
                 ctx.notify(f"{event} hooks of type {kind!r} are not supported; skipped", "warning")
             return None
         timeout = entry.get("timeout")
-        ok = isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0
-        return Hook(entry["command"], float(timeout) if ok else DEFAULT_TIMEOUT)
+        if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0:
+            return Hook(entry["command"], float(timeout))
+        return Hook(entry["command"], DEFAULT_TIMEOUT)
 
     # -- running one hook -------------------------------------------------------------------
 

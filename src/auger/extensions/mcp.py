@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from auger.llm.messages import ImagePart
+from auger.records import NoticeLevel
 from auger.tools.base import Tool, ToolContext, ToolResponse
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ class McpServers:
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_TIMEOUT)
 
-    def _notify(self, message: str, level: str) -> None:
+    def _notify(self, message: str, level: NoticeLevel) -> None:
         if self._g is not None:
             self._g.notify(message, level)
 

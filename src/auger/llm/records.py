@@ -112,7 +112,7 @@ class FinishReasonDone(Record, frozen=True):
     raw: str | None = None
 
 
-PROVIDER_RECORDS = (
+PROVIDER_RECORDS: tuple[type[Record], ...] = (
     TextDelta,
     TextDone,
     ReasoningDelta,

@@ -120,7 +120,7 @@ async def bash(
         raise
     finally:
         output.close()
-    code = process.returncode
+    code = process.returncode or 0
     if code == 0:
         return output.render()
     status = f"[exit code {code}]" if code > 0 else f"[killed by signal {-code}]"

@@ -198,7 +198,7 @@ class Jobs:
         """What the model is told about jobs that exited."""
         lines = []
         for e in exits:
-            how = exit_text(e.exit_status if e.signal is None else -e.signal)
+            how = exit_text(-e.signal if e.signal is not None else e.exit_status or 0)
             lines.append(
                 f"Background job {e.job_id} {how} after {e.duration:.1f}s: {e.command}\n"
                 f"Its output is in {e.output_path} (job_output with job_id {e.job_id!r} shows "

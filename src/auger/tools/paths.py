@@ -192,7 +192,7 @@ class _DirRules:
     def child(self, directory: str) -> _DirRules:
         has_git = os.path.exists(os.path.join(directory, ".git"))
         own = _ignore_file(directory)
-        chain = ((directory, own),) if own else ()
+        chain: tuple[tuple[str, tuple[Glob, ...]], ...] = ((directory, own),) if own else ()
         # Lookup stops at a repository's root: .gitignore files above it are not the repo's.
         chain += () if has_git else self.chain
         return _DirRules(chain, self.in_repo or has_git)

@@ -25,6 +25,7 @@ OPTIONS: dict[Decision, PermissionOption] = {
     "deny": PermissionOption(option_id="deny", name="Reject", kind="reject_once"),
 }
 """Each decision as the ACP option a client shows."""
+OUTCOMES: dict[str, Decision] = {option.option_id: decision for decision, option in OPTIONS.items()}
 
 
 class Session(Protocol):
@@ -64,7 +65,7 @@ class AcpHost(NullHost):
         tool_call = ToolCallUpdate(
             tool_call_id=request.call_id,
             title=request.title,
-            kind=tool_kind(request.tool),  # type: ignore[arg-type]
+            kind=tool_kind(request.tool),
             status="pending",
             raw_input=request.args,
             locations=locations(request.args, self._cwd),
@@ -84,7 +85,7 @@ class AcpHost(NullHost):
             tool_call = ToolCallUpdate(
                 tool_call_id=call.call_id,
                 title=question,
-                kind=tool_kind(call.name),  # type: ignore[arg-type]
+                kind=tool_kind(call.name),
                 status="pending",
                 raw_input=args,
             )
@@ -98,9 +99,8 @@ class AcpHost(NullHost):
             )
         )
         outcome = response.outcome
-        if isinstance(outcome, AllowedOutcome) and outcome.option_id in OPTIONS:
-            decision: Decision = outcome.option_id  # type: ignore[assignment]
-            return decision
+        if isinstance(outcome, AllowedOutcome) and outcome.option_id in OUTCOMES:
+            return OUTCOMES[outcome.option_id]
         return "deny"
 
     async def _on_connection(self, coro: Coroutine[Any, Any, T]) -> T:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acp.helpers import (
     start_tool_call,
@@ -47,7 +47,10 @@ from auger.records import (
 )
 from auger.runtime import Runtime
 
-TOOL_KINDS = {
+ToolKind = Literal[
+    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
+]
+TOOL_KINDS: dict[str, ToolKind] = {
     "read": "read",
     "ls": "read",
     "job_output": "read",
@@ -58,7 +61,8 @@ TOOL_KINDS = {
     "grep": "search",
     "find": "search",
 }
-STOP_REASONS = {
+StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+STOP_REASONS: dict[str, StopReason] = {
     "completed": "end_turn",
     "length": "max_tokens",
     "context_window": "max_tokens",
@@ -70,7 +74,7 @@ STOP_REASONS = {
 SUMMARY_KEYS = ("path", "command", "pattern", "query", "url")
 
 
-def tool_kind(name: str) -> str:
+def tool_kind(name: str) -> ToolKind:
     """The ACP kind of a tool: `read`, `edit`, `execute`, `search`, or `other`."""
     return TOOL_KINDS.get(name, "other")
 
@@ -95,10 +99,9 @@ def locations(args: dict[str, Any], cwd: Path) -> list[ToolCallLocation] | None:
 
 def record_update(record: Record, rt: Runtime) -> Any:
     """The `session/update` a record makes, if any."""
-    kind = type(record)
-    if kind is TextDelta:
+    if isinstance(record, TextDelta):
         return update_agent_message_text(record.content)
-    if kind is ReasoningDelta:
+    if isinstance(record, ReasoningDelta):
         return update_agent_thought_text(record.content)
     if isinstance(record, ToolCallDone):
         args = arguments(record.arguments)
@@ -165,7 +168,7 @@ def replay(message: Message, cwd: Path) -> list[Any]:
     if isinstance(message, UserMessage):
         return [update_user_message_text(message.text)]
     if isinstance(message, ToolResultMessage):
-        status = "failed" if message.is_error else "completed"
+        status: Literal["failed", "completed"] = "failed" if message.is_error else "completed"
         content = [tool_content(text_block(message.text))]
         return [update_tool_call(message.call_id, status=status, content=content)]
     if not isinstance(message, AssistantMessage):

@@ -1,0 +1,137 @@
+"""Questions asked inline, one at a time: the host's questions and the model and session pickers."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from auger.hosts.terminal.app import Terminal
+    from auger.runtime import Runtime
+
+
+@dataclass
+class Choice:
+    """A question on screen: pick one of `options`, or type an answer when there are none."""
+
+    question: str
+    options: list[str] | None
+    secret: bool
+    done: Callable[[str | None], None]
+    selected: int = 0
+    filter: str = ""
+
+    def matches(self) -> list[str]:
+        """The options that contain what was typed."""
+        typed = self.filter.lower()
+        return [o for o in self.options or () if typed in o.lower()]
+
+
+class Questions:
+    """The questions waiting on screen, first one shown; the host's `Surface`."""
+
+    def __init__(self, term: Terminal) -> None:
+        self._term = term
+        self.choices: deque[Choice] = deque()
+
+    def choose(
+        self,
+        question: str,
+        options: list[str] | None,
+        secret: bool,
+        done: Callable[[str | None], None],
+    ) -> None:
+        """Ask inline (the host's `ask`); `done` gets the answer, or `None` when declined."""
+        if self._term.closing:
+            done(None)
+            return
+        self.choices.append(Choice(question, options, secret, done))
+        if len(self.choices) == 1:
+            self.focus()
+
+    def answer(self, value: str | None) -> None:
+        """Answer the question on screen (`None` declines it) and show the next one."""
+        term = self._term
+        choice = self.choices.popleft()
+        if value is None:
+            shown = "(no answer)"
+        else:
+            shown = "•" * min(len(value), 12) if choice.secret else value
+        term.renderer.note(f"? {choice.question} › {shown}")
+        term.request_frame()
+        choice.done(value)
+        self.focus()
+
+    def focus(self) -> None:
+        """Focus what the first question needs: its list, its answer, or the input when none."""
+        term = self._term
+        windows = term.windows
+        if not self.choices:
+            term.app.layout.focus(windows.input)
+        elif self.choices[0].options is None:
+            term.answer.reset()
+            term.app.layout.focus(windows.answer)
+        else:
+            term.app.layout.focus(windows.choice)
+        term.app.invalidate()
+
+    def pick_model(self) -> None:
+        """Ask which model to use from now on, between turns."""
+        term = self._term
+        runtime = term.runtime
+        if runtime is None or term.busy:
+            term.say_hint("the model can be changed once this turn is over")
+            return
+        from auger.hosts.terminal.boot import model_choices
+
+        options = model_choices(runtime.settings, runtime.model.id)
+
+        def chosen(spec: str | None) -> None:
+            if spec and spec != runtime.model.id and not term.busy:
+                term.work(self._set_model(runtime, spec))
+
+        self.choose(f"Model (now {runtime.model.id})", options, False, chosen)
+
+    async def _set_model(self, runtime: Runtime, spec: str) -> None:
+        from auger.config.errors import ConfigError
+
+        try:
+            await runtime.set_model(spec)
+        except ConfigError as exc:
+            self._term.say(str(exc), "error")
+        else:
+            self._term.say(f"model → {runtime.model.id}")
+
+    def pick_session(self) -> None:
+        """Ask which saved session to resume, between turns."""
+        term = self._term
+        runtime, sessions = term.runtime, term.sessions
+        try:
+            saved = sessions.saved() if sessions is not None else []
+        except Exception as exc:  # another component's failure must not take the screen down
+            term.renderer.notice(f"cannot list the saved sessions: {exc}", "error")
+            term.request_frame()
+            return
+        if not saved or sessions is None:
+            term.renderer.note("no saved sessions yet")
+            term.request_frame()
+            return
+        if runtime is None or term.busy:
+            term.say_hint("a session can be resumed once this turn is over")
+            return
+        labels = {f"{title} · {_age(age)} · {sid}": sid for sid, title, age in saved}
+
+        def chosen(label: str | None) -> None:
+            if label is not None and not term.busy:
+                term.work(sessions.resume(runtime, labels[label]))
+
+        self.choose("Resume a session", list(labels), False, chosen)
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size:.0f}{unit} ago"
+    return "just now"
