@@ -48,11 +48,11 @@ def blocks(entries: Iterable[Entry]) -> Iterator[Block]:
 
 def _message_blocks(message: object) -> Iterator[Block]:
     if isinstance(message, UserMessage):
-        for part in message.content:
-            if isinstance(part, ImagePart):
-                yield Block("image", part.data, part.media_type)
-            elif part.text.strip():
-                yield Block("user", part.text.strip())
+        for given in message.content:
+            if isinstance(given, ImagePart):
+                yield Block("image", given.data, given.media_type)
+            elif given.text.strip():
+                yield Block("user", given.text.strip())
     elif isinstance(message, AssistantMessage):
         for part in message.content:
             if isinstance(part, ReasoningPart) and part.text.strip():

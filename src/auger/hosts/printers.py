@@ -108,7 +108,7 @@ class QuietPrinter:
     def record(self, record: Record) -> None:
         """Remembers what commands said."""
         if type(record) is CommandOutput:
-            self._said.append(record.text)  # type: ignore[attr-defined]
+            self._said.append(record.text)
 
     def finish(self, end: TurnEnd | None, summary: dict[str, Any]) -> None:
         """Print the final text."""
@@ -141,7 +141,7 @@ class FinalJsonPrinter:
     def record(self, record: Record) -> None:
         """Remembers what commands said."""
         if type(record) is CommandOutput:
-            self._said.append(record.text)  # type: ignore[attr-defined]
+            self._said.append(record.text)
 
     def finish(self, end: TurnEnd | None, summary: dict[str, Any]) -> None:
         """Print the result object."""

@@ -82,10 +82,10 @@ class HttpClient:
                     raise self._http_error(response.status_code, await response.aread(), response)
                 content_type = response.headers.get("content-type", "")
                 if not content_type.startswith("text/event-stream"):
-                    body = (await response.aread())[:300].decode(errors="replace")
+                    head = (await response.aread())[:300].decode(errors="replace")
                     raise ProviderError(
                         "bad_request",
-                        f"{self.provider}: expected an event stream, got {content_type!r}: {body}",
+                        f"{self.provider}: expected an event stream, got {content_type!r}: {head}",
                         status=response.status_code,
                     )
                 decoder = SSEDecoder()
