@@ -96,3 +96,12 @@ def test_stream_json_is_the_ndjson_stream(project: Project) -> None:
     legacy = json_lines(project.run("-p", "--json", "hi").stdout)
     assert [r["type"] for r in streamed] == [r["type"] for r in legacy]
     assert streamed[0]["type"] == "session_start" and streamed[-1]["type"] == "turn_end"
+
+
+def test_output_format_json_reports_a_usage_error_too(tmp_path: Path) -> None:
+    project = Project.make(tmp_path)
+    result = project.run("-p", "--output-format", "json", "@missing.md")
+    assert result.returncode == 2
+    out = json.loads(result.stdout)
+    assert (out["stop_reason"], out["is_error"], out["exit_code"]) == ("error", True, 2)
+    assert out["error"] == {"kind": "config", "message": "@missing.md: no such file or directory"}

@@ -180,6 +180,12 @@ def main(opts: argparse.Namespace, prompt: str) -> int:
             runtime = await build_runtime(opts, HeadlessHost(), cwd)
         except ConfigError as exc:
             sys.stderr.write(f"auger: {exc}\n")
+            if output_mode(opts) == "json":  # a script reading stdout still gets its object
+                failed = {"kind": "config", "message": str(exc)}
+                summary = {"exit_code": 2, "session_id": None, "duration": 0.0}
+                summary |= {"model_calls": 0, "tool_calls": 0, "error": failed}
+                printer("json", sys.stdout.buffer, sys.stderr).finish(None, summary)
+                sys.stdout.flush()
             return 2
         return await run_print(
             runtime,

@@ -49,7 +49,8 @@ class Printer(Protocol):
         """One record of the stream."""
 
     def finish(self, end: TurnEnd | None, summary: dict[str, Any]) -> None:
-        """The run is over; `summary` holds what the final JSON reports."""
+        """The run is over; `summary` holds what the final JSON reports (and `error`, when
+        the run failed before it had a turn)."""
 
 
 class TextPrinter:
@@ -159,8 +160,9 @@ class FinalJsonPrinter:
             "usage": usage,
             "cost": usage.get("cost"),
         }
-        if end is not None and end.error:
-            result["error"] = dict(end.error)
+        error = end.error if end is not None else summary.get("error")
+        if error:
+            result["error"] = dict(error)
         self._out.write(_encode(result) + b"\n")
 
 
