@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from auger.host import NullHost
 from auger.hosts.printers import OutputMode, json_line, printer
@@ -182,7 +182,7 @@ def main(opts: argparse.Namespace, prompt: str) -> int:
             sys.stderr.write(f"auger: {exc}\n")
             if output_mode(opts) == "json":  # a script reading stdout still gets its object
                 failed = {"kind": "config", "message": str(exc)}
-                summary = {"exit_code": 2, "session_id": None, "duration": 0.0}
+                summary: dict[str, Any] = {"exit_code": 2, "session_id": None, "duration": 0.0}
                 summary |= {"model_calls": 0, "tool_calls": 0, "error": failed}
                 printer("json", sys.stdout.buffer, sys.stderr).finish(None, summary)
                 sys.stdout.flush()
