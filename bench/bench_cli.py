@@ -3,9 +3,10 @@
 Run: .venv/bin/python bench/bench_cli.py [--runs N]
 
 Measures, on this machine: `auger --version` wall time; process start to the first request
-received by the server, and the same for a bare asyncio + httpx2 script (the floor auger's own
-code sits on); total time of a short reply; CPU per streamed delta in `--json` mode
-(a 5,000-delta reply, less a 1-delta reply); and peak RSS. Prints a Markdown table.
+received by the server, and the same for a bare script that streams one request through
+auger's HTTP transport (asyncio + h11: the floor auger's own code sits on); total time of a
+short reply; CPU per streamed delta in `--json` mode (a 5,000-delta reply, less a 1-delta
+reply); and peak RSS. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -103,12 +104,13 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, i
 
 
 FLOOR = """
-import asyncio, sys, httpx2
+import asyncio, sys
+from auger.llm.transport import HttpRequest, HttpTransport
 async def main():
-    async with httpx2.AsyncClient(verify=False) as client:
-        async with client.stream("POST", sys.argv[1] + "/v1/messages", json={"m": 1}) as r:
-            async for _ in r.aiter_bytes():
-                pass
+    request = HttpRequest("POST", sys.argv[1] + "/v1/messages", {}, b'{"m": 1}')
+    async with HttpTransport().stream(request) as r:
+        async for _ in r.aiter_bytes():
+            pass
 asyncio.run(main())
 """
 
@@ -158,7 +160,7 @@ def main() -> None:
     rows = [
         ("`auger --version` wall", statistics.median(version), "version", "ms", 1e3),
         ("start → first request", statistics.median(first), "first_request", "ms", 1e3),
-        ("(floor: bare asyncio + httpx2 client)", statistics.median(floor), None, "ms", 1e3),
+        ("(floor: bare asyncio + h11 transport)", statistics.median(floor), None, "ms", 1e3),
         ("short reply, total", statistics.median(short), None, "ms", 1e3),
         ("CPU per delta (`--json`, 5,000)", per_delta, "cpu_per_delta", "µs", 1e6),
         ("peak RSS (5,000 deltas)", max(rss), "rss", "MB", 1 / 1024 / 1024),

@@ -16,3 +16,10 @@ def table(rows: Sequence[Row], targets: Mapping[str, float], digits: int = 1) ->
         mark = "" if key is None else (" ✓" if value <= targets[key] else " ✗")
         lines.append(f"| {label} | {value * scale:.{digits}f} {unit}{mark} | {target} |")
     return "\n".join(lines)
+
+
+def grid(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A plain Markdown table of already formatted cells."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)

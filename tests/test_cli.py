@@ -53,9 +53,21 @@ def test_malformed_settings_names_file_and_line(project: Project) -> None:
 
 
 def test_model_without_provider(project: Project) -> None:
-    result = project.run("-p", "--model", "claude-sonnet-4-5", "hi")
+    result = project.run("-p", "--model", "no-such-model", "hi")
     assert result.returncode == 2
     assert "PROVIDER/NAME" in one_line_error(result)
+
+
+def test_a_bare_catalog_name_finds_its_provider(project: Project) -> None:
+    result = project.run("-p", "--model", "claude-sonnet-4-5", "hi")
+    assert result.returncode == 2
+    assert "set ANTHROPIC_API_KEY" in one_line_error(result)
+
+
+def test_an_ambiguous_model_lists_the_candidates(project: Project) -> None:
+    result = project.run("-p", "--model", "mini", "hi")
+    assert result.returncode == 2
+    assert "ambiguous" in one_line_error(result) and "openai/o4-mini" in result.stderr
 
 
 def test_no_model_at_all(project: Project) -> None:

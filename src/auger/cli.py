@@ -15,8 +15,9 @@ USAGE = "usage: auger [-p] [--model PROVIDER/NAME] [options] [PROMPT ...] | auge
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sessions": ("auger.hosts.manage:sessions", "list saved sessions"),
     "trust": ("auger.hosts.manage:trust", "trust a project, so its extensions and hooks may run"),
-    "models": ("auger.hosts.manage:models", "list the models auger knows"),
-    "login": ("auger.hosts.manage:login", "store a provider's API key in ~/.auger/auth.json"),
+    "models": ("auger.hosts.providers_cli:models_main", "list the catalog's models and prices"),
+    "login": ("auger.hosts.providers_cli:login_main", "keep a provider's API key in auth.json"),
+    "logout": ("auger.hosts.providers_cli:logout_main", "forget a provider's API key"),
     "acp": ("auger.hosts.acp:main", "serve an editor over the Agent Client Protocol"),
     "rpc": ("auger.hosts.rpc:main", "JSONL commands on stdin, records on stdout"),
 }

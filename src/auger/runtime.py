@@ -112,9 +112,8 @@ class Runtime:
         key_warnings: list[str] = []
         # API keys: the environment first, then auth.json; used to reach providers only, so
         # a stored key never leaks into the environment of the commands tools run
-        self._models = ModelResolver(
-            with_credentials(env, home, key_warnings.append), self.settings
-        )
+        keys = with_credentials(env, home, key_warnings.append)
+        self._models = ModelResolver(keys, self.settings, env)
         self._disabled = frozenset(disable) | disabled_in(self.settings)
         save = save and "recorder" not in self._disabled
         if session is not None and not save:

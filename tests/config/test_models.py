@@ -31,7 +31,8 @@ def test_unknown_provider_lists_the_known_ones() -> None:
     with pytest.raises(ConfigError) as err:
         provider_config("nope", {}, {"providers": {"local": {"api": "chat-completions"}}})
     assert "unknown provider 'nope'" in str(err.value)
-    assert "anthropic, local, openai" in str(err.value)
+    assert "anthropic, azure, cerebras," in str(err.value)
+    assert "llama.cpp, lmstudio, local, mistral" in str(err.value)
 
 
 def test_builtin_provider_reads_key_and_base_url_from_env() -> None:
@@ -118,3 +119,35 @@ def test_auth_json_is_a_key_source_after_the_environment(tmp_path) -> None:  # t
             settings={},
             bundled=False,
         )
+
+
+@pytest.mark.parametrize(
+    ("flag", "spec"),
+    [
+        ("sonnet", "anthropic/claude-sonnet-5-5"),
+        ("claude-sonnet-4-5", "anthropic/claude-sonnet-4-5"),
+        ("gpt-5", "openai/gpt-5"),
+        ("nano", "openai/gpt-5-nano"),
+        ("qwen3", "ollama/qwen3"),
+        ("openrouter/anthropic/claude-sonnet-5", "openrouter/anthropic/claude-sonnet-5"),
+    ],
+)
+def test_a_model_resolves_by_alias_or_unique_match(flag: str, spec: str) -> None:
+    settings = {"providers": {"ollama": {"models": {"qwen3": {}}}}}
+    assert choose_model(flag, {}, settings) == spec
+
+
+def test_an_ambiguous_model_lists_the_candidates() -> None:
+    with pytest.raises(ConfigError) as err:
+        choose_model("mini", {}, {})
+    assert "ambiguous" in str(err.value)
+    assert "openai/gpt-4.1-mini" in str(err.value) and "openai/o4-mini" in str(err.value)
+
+
+def test_an_alias_after_the_provider_resolves_to_the_catalog_name() -> None:
+    config = provider_config("anthropic", {"ANTHROPIC_API_KEY": "k"}, {})
+    model = resolve_model("anthropic/haiku", config)
+    assert (model.name, model.pricing is not None) == ("claude-haiku-4-5", True)
+    snapshot = resolve_model("anthropic/claude-haiku-4-5-20251001", config)  # sent as written
+    assert (snapshot.name, snapshot.pricing) == ("claude-haiku-4-5-20251001", model.pricing)
+    assert resolve_model("anthropic/claude-unlisted-9", config).pricing is None

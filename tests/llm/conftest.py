@@ -1,14 +1,14 @@
-"""Helpers for the wire-format tests: recorded traffic and a provider on a mock transport."""
+"""Helpers for the wire-format tests: recorded traffic and a provider on an in-memory transport."""
 
 from __future__ import annotations
 
 import itertools
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
 from auger.llm.provider import PassThrough, Provider, Request
@@ -23,6 +23,7 @@ from auger.llm.records import (
     ToolCallDelta,
     ToolCallDone,
 )
+from auger.llm.transport import HttpRequest, Response, Timeouts
 
 # CI lays a copy of shared/ beside the checkout, as it is beside /work/main.
 RECORDED = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "recorded"
@@ -57,26 +58,28 @@ def recorded() -> Callable[[str, str], Path]:
 
 
 class Wire:
-    """Providers on an `httpx2.MockTransport` that streams `chunks` back for every request."""
+    """Providers on an in-memory transport that streams `chunks` back for every request."""
+
+    timeouts = Timeouts()
 
     def __init__(self) -> None:
         self.chunks: Sequence[bytes] = ()
         self.status = 200
-        self.sent: list[httpx2.Request] = []
+        self.sent: list[HttpRequest] = []
         self.records: list[Record] = []
         self._providers: list[Provider] = []
 
     def provider(self, cls: Callable[..., Provider], **kwargs: Any) -> Provider:
-        """A provider of class `cls` whose HTTP goes to this mock."""
+        """A provider of class `cls` whose HTTP comes here."""
         base_url = kwargs.pop("base_url", "https://api.example.test/v1")
         api_key = kwargs.pop("api_key", "sk-test")
-        provider = cls(
-            "test", base_url, api_key, transport=httpx2.MockTransport(self._handle), **kwargs
-        )
+        provider = cls("test", base_url, api_key, transport=self, **kwargs)
         self._providers.append(provider)
         return provider
 
-    def _handle(self, request: httpx2.Request) -> httpx2.Response:
+    @asynccontextmanager
+    async def stream(self, request: HttpRequest) -> AsyncIterator[Response]:
+        """The transport's side: keep `request`, answer with `chunks`."""
         self.sent.append(request)
         chunks = list(self.chunks)
 
@@ -84,9 +87,10 @@ class Wire:
             for chunk in chunks:
                 yield chunk
 
-        return httpx2.Response(
-            self.status, headers={"content-type": "text/event-stream"}, content=body()
-        )
+        yield Response(self.status, {"content-type": "text/event-stream"}, body())
+
+    async def aclose(self) -> None:
+        """The transport's side: nothing to close."""
 
     @property
     def body(self) -> dict[str, Any]:
@@ -113,7 +117,7 @@ class Wire:
         bounds = [0, *cuts, len(body)]
         return await self.run(provider, request, [body[a:b] for a, b in itertools.pairwise(bounds)])
 
-    async def aclose(self) -> None:
+    async def close_all(self) -> None:
         """Close every provider made here."""
         for provider in self._providers:
             await provider.aclose()
@@ -124,7 +128,7 @@ async def wire() -> AsyncIterator[Wire]:
     """A `Wire`, its providers closed after the test."""
     w = Wire()
     yield w
-    await w.aclose()
+    await w.close_all()
 
 
 def check_stream(records: list[Record]) -> None:

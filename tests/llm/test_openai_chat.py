@@ -250,10 +250,10 @@ async def test_error_chunk_mid_stream(error: dict[str, Any], kind: str, wire):
     assert wire.records == [TextDelta("Hi")]
 
 
-async def test_unreadable_chunk_is_a_server_error(wire):
+async def test_unreadable_chunk_is_a_bad_response(wire):
     with pytest.raises(ProviderError) as caught:
         await wire.run(wire.provider(OpenAIChatProvider), HELLO, b"data: {not json\n\n")
-    assert caught.value.kind == "server"
+    assert caught.value.kind == "bad_response"
 
 
 # --- request bodies -----------------------------------------------------------------------------

@@ -146,4 +146,4 @@ async def test_background_returns_at_once_with_the_job(call: Call) -> None:
     assert time.monotonic() - started < 1
     assert not result.is_error
     assert result.content.startswith("Started background job job1; its output goes to ")
-    assert "job_output" in result.content
+    assert "jobs with job_id 'job1'" in result.content

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -28,9 +29,24 @@ def test_each_module_registers_its_tool() -> None:
     assert [tool.name for tool in g.tools] == list(DEFAULT_TOOLS)
     for tool in g.tools:
         assert tool.description.endswith("."), tool.name
+        assert "\n" not in tool.description, tool.name
         assert tool.parameters["type"] == "object"
-        for name, schema in tool.parameters["properties"].items():
-            assert schema.get("description"), (tool.name, name)
+
+
+def test_the_default_schemas_fit_the_prompt_budget() -> None:
+    g = Registrar()
+    for _, extension in extensions():
+        extension(g)
+    specs = [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+        }
+        for t in g.tools
+    ]
+    # what a Chat Completions request spends on them: the rest of a first request is ~700
+    # characters, and the whole should stay within 5,000 (bench/bench_prompt.py)
+    assert len(json.dumps(specs)) <= 4200
 
 
 def test_importing_the_tools_stays_light() -> None:

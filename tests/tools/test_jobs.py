@@ -1,4 +1,4 @@
-"""Background jobs: the registry, and the `job_output` and `job_kill` tools."""
+"""Background jobs: the registry, and the `jobs` tool."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from pathlib import Path
 from auger.records import JobExit
 from auger.tools.base import ToolContext
 from auger.tools.bash import TOOL as BASH
-from auger.tools.job_kill import TOOL as JOB_KILL
-from auger.tools.job_output import TOOL as JOB_OUTPUT
+from auger.tools.jobs import TOOL as JOBS
 from auger.tools.jobs import Jobs
 
 from .conftest import Call
@@ -50,9 +49,7 @@ async def test_a_signal_is_reported_as_such(jobs: Jobs, ctx: ToolContext) -> Non
     assert "was killed by signal 9 (SIGKILL)" in jobs.notice([record])
 
 
-async def test_job_output_shows_status_and_new_output(
-    call: Call, jobs: Jobs, tmp_path: Path
-) -> None:
+async def test_jobs_shows_status_and_new_output(call: Call, jobs: Jobs, tmp_path: Path) -> None:
     started = await call(
         BASH,
         command="echo one; while [ ! -e go ]; do sleep 0.01; done; echo two",
@@ -63,24 +60,24 @@ async def test_job_output_shows_status_and_new_output(
     assert job is not None
     while not job.output_path.read_text():
         await asyncio.sleep(0.01)
-    first = await call(JOB_OUTPUT, job_id="job1")
+    first = await call(JOBS, job_id="job1")
     assert first.content.startswith("job1 is running")
     assert first.content.endswith("\n\none")
-    again = await call(JOB_OUTPUT, job_id="job1")
+    again = await call(JOBS, job_id="job1")
     assert again.content.endswith("(no new output)")
     (tmp_path / "go").touch()
     await exits(jobs)
-    last = await call(JOB_OUTPUT, job_id="job1")
+    last = await call(JOBS, job_id="job1")
     assert last.content.startswith("job1 exited with status 0 after ")
     assert last.content.endswith("\n\ntwo")
-    listing = await call(JOB_OUTPUT)
+    listing = await call(JOBS)
     assert listing.content.startswith("job1 exited with status 0")
 
 
-async def test_job_output_tails_long_output(call: Call, jobs: Jobs) -> None:
+async def test_jobs_tails_long_output(call: Call, jobs: Jobs) -> None:
     await call(BASH, command="seq 1 100000", run_in_background=True)
     await exits(jobs)
-    result = await call(JOB_OUTPUT, job_id="job1")
+    result = await call(JOBS, job_id="job1")
     status, notice, body = result.content.split("\n\n")
     assert status.startswith("job1 exited with status 0")
     assert "[Showing the end of " in notice
@@ -88,17 +85,17 @@ async def test_job_output_tails_long_output(call: Call, jobs: Jobs) -> None:
     assert len(body.splitlines()) == 2000
 
 
-async def test_job_kill_stops_the_group(
+async def test_jobs_kill_stops_the_group(
     call: Call, jobs: Jobs, tmp_path: Path, alive: Callable[[int], bool]
 ) -> None:
     await call(BASH, command="sleep 30 & sleep 30; wait", run_in_background=True)
     job = jobs.get("job1")
     assert job is not None
     await asyncio.sleep(0.05)
-    result = await call(JOB_KILL, job_id="job1")
+    result = await call(JOBS, job_id="job1", kill=True)
     assert result.content.startswith("Stopped: job1 was killed by signal 15 (SIGTERM)")
     assert [r.signal for r in await exits(jobs)] == [signal.SIGTERM]
-    again = await call(JOB_KILL, job_id="job1")
+    again = await call(JOBS, job_id="job1", kill=True)
     assert again.content.startswith("Already ended: job1")
     for _ in range(100):
         if not alive(job.process.pid):
@@ -127,13 +124,19 @@ async def test_kill_all_and_aclose(ctx: ToolContext, alive: Callable[[int], bool
 
 
 async def test_unknown_job_and_no_registry(call: Call, ctx: ToolContext) -> None:
-    unknown = await call(JOB_OUTPUT, job_id="job9")
+    unknown = await call(JOBS, job_id="job9")
     assert unknown.error_type == "not_found"
     assert "No background jobs." in unknown.content
-    assert (await call(JOB_KILL, job_id="job9")).error_type == "not_found"
+    assert (await call(JOBS, job_id="job9", kill=True)).error_type == "not_found"
     bare = ToolContext(cwd=ctx.cwd, env=ctx.env)
-    assert (await call(JOB_OUTPUT, bare)).error_type == "unavailable"
-    assert (await call(JOB_KILL, bare, job_id="job1")).error_type == "unavailable"
+    assert (await call(JOBS, bare)).error_type == "unavailable"
+    assert (await call(JOBS, bare, job_id="job1", kill=True)).error_type == "unavailable"
+
+
+async def test_kill_needs_a_job_id(call: Call) -> None:
+    result = await call(JOBS, kill=True)
+    assert result.error_type == "validation_error"
+    assert "job_id" in result.content
 
 
 async def test_stopping_a_group_returns_once_every_process_of_it_is_gone() -> None:

@@ -75,10 +75,24 @@ def with_credentials(env: Mapping[str, str], home: Path, warn: Warn = _ignore) -
 
 def save_credential(home: Path, env_var: str, value: str) -> Path:
     """Store `value` as `env_var` in `home/auth.json`, written atomically with mode 0600."""
+    data = _read(home / AUTH_FILE, _ignore)
+    data[env_var] = value
+    return _write(home, data)
+
+
+def remove_credential(home: Path, env_var: str) -> bool:
+    """Forget `env_var` in `home/auth.json`; whether it was there."""
+    data = _read(home / AUTH_FILE, _ignore)
+    if env_var not in data:
+        return False
+    del data[env_var]
+    _write(home, data)
+    return True
+
+
+def _write(home: Path, data: dict[str, str]) -> Path:
     path = home / AUTH_FILE
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    data = _read(path, _ignore)
-    data[env_var] = value
     fd, tmp = tempfile.mkstemp(dir=home, prefix=".auth-", suffix=".json")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -8,37 +8,43 @@ from typing import Any
 import msgspec
 
 from auger.config.errors import ConfigError
-from auger.llm.catalog import lookup, model_from_entry
-from auger.llm.provider import APIS, Model, Provider
+from auger.config.providers import BUILTIN
+from auger.llm.catalog import Ambiguous, find, lookup, model_from_entry
+from auger.llm.formats import API_NAMES, ApiName, Endpoint, WireFormat, wire_format
+from auger.llm.provider import Model, Provider
 
 
 class ProviderConfig(msgspec.Struct, frozen=True):
-    """How to reach one provider."""
+    """How to reach one provider: its wire format and the endpoint its class is built from."""
 
     name: str
-    api: str
+    api: ApiName
     base_url: str
     api_key: str | None
     key_env: str | None
     headers: dict[str, str]
     models: dict[str, dict[str, Any]]
     script: str | None = None
+    compat: dict[str, Any] = msgspec.field(default_factory=dict)
 
+    @property
+    def format(self) -> WireFormat:
+        """The row of the wire-format table this provider speaks."""
+        fmt = wire_format(self.api)
+        assert fmt is not None  # checked when the config was made
+        return fmt
 
-BUILTIN: dict[str, dict[str, str]] = {
-    "anthropic": {
-        "api": "messages",
-        "base_url": "https://api.anthropic.com",
-        "api_key_env": "ANTHROPIC_API_KEY",
-        "base_url_env": "ANTHROPIC_BASE_URL",
-    },
-    "openai": {
-        "api": "responses",
-        "base_url": "https://api.openai.com/v1",
-        "api_key_env": "OPENAI_API_KEY",
-        "base_url_env": "OPENAI_BASE_URL",
-    },
-}
+    def endpoint(self) -> Endpoint:
+        """What the provider class is built from."""
+        return Endpoint(
+            self.name,
+            self.base_url,
+            self.api_key,
+            self.key_env,
+            self.headers,
+            self.compat,
+            self.script,
+        )
 
 
 def choose_model(flag: str | None, env: Mapping[str, str], settings: Mapping[str, Any]) -> str:
@@ -51,7 +57,27 @@ def choose_model(flag: str | None, env: Mapping[str, str], settings: Mapping[str
         )
     if not isinstance(spec, str):
         raise ConfigError('"model" in settings must be a string like "anthropic/claude-sonnet-4-5"')
-    return spec
+    return spec if "/" in spec else _bare(spec, settings)
+
+
+def _declared(settings: Mapping[str, Any]) -> list[str]:
+    providers = settings.get("providers")
+    out: list[str] = []
+    for provider, config in providers.items() if isinstance(providers, dict) else ():
+        models = config.get("models") if isinstance(config, dict) else None
+        out += [f"{provider}/{name}" for name in models] if isinstance(models, dict) else []
+    return out
+
+
+def _bare(name: str, settings: Mapping[str, Any]) -> str:
+    """A model named without its provider: by alias or unique match (`sonnet`, `gpt-5`)."""
+    try:
+        found = find(name, _declared(settings))
+    except Ambiguous as exc:
+        raise ConfigError(
+            f"model {name!r} is ambiguous — did you mean one of: {', '.join(exc.candidates)}"
+        ) from None
+    return found or name
 
 
 def split_spec(spec: str) -> tuple[str, str]:
@@ -65,10 +91,7 @@ def split_spec(spec: str) -> tuple[str, str]:
     return provider, name
 
 
-def provider_config(
-    name: str, env: Mapping[str, str], settings: Mapping[str, Any]
-) -> ProviderConfig:
-    """How to reach provider `name`: a built-in one, or one declared in settings' `providers`."""
+def _row(name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
     declared = settings.get("providers") or {}
     if not isinstance(declared, dict):
         raise ConfigError('"providers" in settings must be an object of provider names')
@@ -76,33 +99,56 @@ def provider_config(
     if name in declared:
         if not isinstance(declared[name], dict):
             raise ConfigError(f'settings "providers.{name}" must be an object')
-        raw |= declared[name]
+        own = declared[name]
+        compat = {**raw.get("compat", {}), **(own.get("compat") or {})}
+        raw |= own
+        if compat:
+            raw["compat"] = compat
     if not raw:
         known = ", ".join(sorted(set(BUILTIN) | set(declared)))
         raise ConfigError(
             f"unknown provider {name!r} — use one of {known}, "
             f'or declare it under "providers" in settings.json'
         )
-    api = raw.get("api")
-    if api not in APIS:
+    return raw
+
+
+def provider_config(
+    name: str, env: Mapping[str, str], settings: Mapping[str, Any]
+) -> ProviderConfig:
+    """How to reach provider `name`: a built-in one, or one declared in settings' `providers`."""
+    raw = _row(name, settings)
+    fmt = wire_format(raw.get("api"))
+    if fmt is None:
         raise ConfigError(
-            f'provider {name!r}: "api" must be one of {", ".join(APIS[:3])} (got {api!r})'
+            f'provider {name!r}: "api" must be one of {", ".join(API_NAMES)} '
+            f"(got {raw.get('api')!r})"
         )
     base_url = env.get(raw["base_url_env"], "") if "base_url_env" in raw else ""
     base_url = base_url or raw.get("base_url", "")
-    if not base_url and api != "scripted":
-        raise ConfigError(f'provider {name!r} has no "base_url" in settings')
+    if not base_url and fmt.url != "none":
+        where = f"set {raw['base_url_env']}" if "base_url_env" in raw else ""
+        hint = f" (e.g. {raw['base_url_hint']})" if "base_url_hint" in raw else ""
+        raise ConfigError(
+            f"provider {name!r} has no base URL — "
+            + (f"{where}{hint} or " if where else "")
+            + f'set "base_url" in settings "providers.{name}"'
+        )
     key_env = raw.get("api_key_env")
     api_key = raw.get("api_key") or (env.get(key_env) if key_env else None) or None
+    compat = raw.get("compat") or {}
+    if not isinstance(compat, dict):
+        raise ConfigError(f'settings "providers.{name}.compat" must be an object')
     return ProviderConfig(
         name=name,
-        api=api,
+        api=fmt.api,
         base_url=base_url,
         api_key=api_key,
         key_env=key_env,
         headers=dict(raw.get("headers") or {}),
         models=dict(raw.get("models") or {}),
         script=raw.get("script"),
+        compat=dict(compat),
     )
 
 
@@ -116,44 +162,14 @@ def resolve_model(spec: str, config: ProviderConfig) -> Model:
 
 def build_provider(config: ProviderConfig, transport: Any = None) -> Provider:
     """A provider for `config`; its wire-format module is imported only now."""
-    needs_key = config.api in ("messages", "responses") or config.key_env is not None
-    if needs_key and not config.api_key:
+    fmt = config.format
+    if (fmt.needs_key or config.key_env is not None) and not config.api_key:
         var = config.key_env or "api_key"
         raise ConfigError(
             f"no API key for {config.name} — set {var}"
             + ("" if config.key_env else f' in settings "providers.{config.name}"')
         )
-    if config.api == "scripted":
-        return _scripted(config)
-    if config.api == "messages":
-        from auger.llm.anthropic import AnthropicProvider as cls
-    elif config.api == "responses":
-        from auger.llm.openai_responses import OpenAIResponsesProvider as cls
-    else:
-        from auger.llm.openai_chat import OpenAIChatProvider as cls
-    return cls(
-        config.name,
-        config.base_url,
-        config.api_key,
-        key_env=config.key_env,
-        headers=config.headers,
-        transport=transport,
-    )
-
-
-def _scripted(config: ProviderConfig) -> Provider:
-    import json
-    from pathlib import Path
-
-    from auger.llm.scripted import ScriptedProvider, reply_from_dict
-
-    if not config.script:
-        raise ConfigError(
-            f'scripted provider {config.name!r} needs "script": a JSON file of replies'
-        )
-    path = Path(config.script).expanduser()
     try:
-        replies = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot load script {path}: {exc}") from None
-    return ScriptedProvider([reply_from_dict(r) for r in replies], name=config.name)
+        return fmt.build(config.endpoint(), transport)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None

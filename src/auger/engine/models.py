@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auger.config.errors import ConfigError
+from auger.config.http import transport_from
 from auger.config.models import (
     build_provider,
     choose_model,
@@ -19,14 +20,20 @@ from auger.llm.provider import Model, Provider
 from auger.session.context import last_model
 from auger.session.store import SessionFile
 
+if TYPE_CHECKING:
+    from auger.llm.transport import HttpTransport
+
 
 class ModelResolver:
     """Turns `provider/name` into a model and a provider, with the keys and settings given
     (and the providers extensions registered)."""
 
-    def __init__(self, keys: Mapping[str, str], settings: Mapping[str, Any]) -> None:
+    def __init__(
+        self, keys: Mapping[str, str], settings: Mapping[str, Any], env: Mapping[str, str]
+    ) -> None:
         self._keys = keys
         self._settings = settings
+        self._env = env
 
     def choose(
         self,
@@ -63,11 +70,16 @@ class ModelResolver:
             entry = added.models.get(name, {})
             return model_from_entry(provider_name, name, "extension", entry), added.factory()
         config = provider_config(provider_name, self._keys, self._settings)
-        return resolve_model(spec, config), build_provider(config)
+        return resolve_model(spec, config), build_provider(config, self._transport())
 
     def _provider_for(self, name: str, registry: Registry) -> Provider:
         added = registry.providers.get(name)
         if added is not None:
             provider: Provider = added.factory()
             return provider
-        return build_provider(provider_config(name, self._keys, self._settings))
+        config = provider_config(name, self._keys, self._settings)
+        return build_provider(config, self._transport())
+
+    def _transport(self) -> HttpTransport:
+        """One HTTP path for every provider, with the proxies of the environment."""
+        return transport_from(self._env, self._settings)

@@ -1,4 +1,4 @@
-"""The small subcommands: `auger sessions`, `auger trust`, `auger models`, `auger login`."""
+"""The small subcommands: `auger sessions` and `auger trust`."""
 
 from __future__ import annotations
 
@@ -65,65 +65,4 @@ def trust(args: list[str]) -> int:
         return 2
     TrustStore(auger_home(os.environ)).trust(project)
     sys.stdout.write(f"trusted {display(project)}: its .auger/extensions will load\n")
-    return 0
-
-
-def models(args: list[str]) -> int:
-    """`auger models [--json]`: the models of the catalog and of configured providers."""
-    from auger.config.paths import auger_home
-    from auger.config.settings import load_settings
-    from auger.llm.catalog import known_models
-
-    p = parser("auger models", "auger models [--json]", "List the models auger knows.")
-    p.add_argument("--json", action="store_true", help="a JSON list")
-    opts = p.parse_args(args)
-    settings = load_settings(auger_home(os.environ), Path(os.getcwd()))
-    found = list(known_models())
-    providers = settings.get("providers")
-    for name, raw in (providers if isinstance(providers, dict) else {}).items():
-        listed = raw.get("models") if isinstance(raw, dict) else None
-        found += [f"{name}/{m}" for m in (listed if isinstance(listed, dict) else {})]
-    if opts.json:
-        sys.stdout.write(json.dumps(found) + "\n")
-    else:
-        sys.stdout.writelines(f"{m}\n" for m in found)
-    return 0
-
-
-def login(args: list[str]) -> int:
-    """`auger login PROVIDER`: read an API key (hidden in a terminal) and keep it in auth.json."""
-    from auger.config.credentials import save_credential
-    from auger.config.errors import ConfigError
-    from auger.config.models import provider_config
-    from auger.config.paths import auger_home, display
-    from auger.config.settings import load_settings
-
-    p = parser(
-        "auger login",
-        "auger login PROVIDER",
-        "Store a provider's API key in ~/.auger/auth.json (mode 0600); the key is read from "
-        "the terminal without echo, or from stdin.",
-    )
-    p.add_argument("provider", help="e.g. anthropic or openai")
-    opts = p.parse_args(args)
-    home = auger_home(os.environ)
-    try:
-        config = provider_config(opts.provider, {}, load_settings(home, Path(os.getcwd())))
-    except ConfigError as exc:
-        sys.stderr.write(f"auger: {exc}\n")
-        return 2
-    if not config.key_env:
-        sys.stderr.write(f"auger: provider {opts.provider!r} takes no key variable\n")
-        return 2
-    if sys.stdin.isatty():
-        import getpass
-
-        key = getpass.getpass(f"{config.key_env}: ")
-    else:
-        key = sys.stdin.readline()
-    if not key.strip():
-        sys.stderr.write("auger: no key given\n")
-        return 2
-    path = save_credential(home, config.key_env, key.strip())
-    sys.stdout.write(f"saved {config.key_env} in {display(path)}\n")
     return 0

@@ -1,16 +1,18 @@
-"""The Anthropic Messages wire format, streamed."""
+"""The Anthropic Messages wire format, streamed: a pure request builder and one state machine."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
+import msgspec
+
+from auger.llm.formats import ApiName
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
-    Message,
     ReasoningPart,
     TextPart,
     ToolCall,
@@ -27,12 +29,19 @@ from auger.llm.records import (
     TextDone,
     TokenUsageDone,
 )
+from auger.llm.replay import Replay, Sealer
+from auger.llm.sendable import CallIds, tool_input
 from auger.llm.usage import Usage
-from auger.llm.wire import HttpProvider, PendingCall, decode, incomplete, stream_error
+from auger.llm.wire import HttpProvider, PendingCall, decode, incomplete, stream_error, string
 
+API: ApiName = "messages"
 API_VERSION = "2023-06-01"
 THINKING_BUDGETS = {"low": 4096, "medium": 10_000, "high": 32_000}
 _MIN_BUDGET = 1024  # the API's smallest thinking budget
+_EFFORTS = ("low", "medium", "high")  # `output_config.effort` values every adaptive model takes
+_REDACTED = "redacted:"  # marks a kept `redacted_thinking` block's data
+_BLOCK = "block:"  # marks a kept server-tool block (`server_tool_use`, `*_tool_result`)
+_MAX_PAUSES = 8  # `pause_turn` continuations of one response
 
 _STOP_REASONS = {
     "end_turn": "stop",
@@ -44,14 +53,6 @@ _STOP_REASONS = {
 }
 
 
-def _tool_input(arguments: str) -> dict[str, Any]:
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def _user_block(part: UserPart) -> dict[str, Any]:
     if isinstance(part, ImagePart):
         return {
@@ -61,7 +62,7 @@ def _user_block(part: UserPart) -> dict[str, Any]:
     return {"type": "text", "text": part.text}
 
 
-def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
+def _tool_result(message: ToolResultMessage, ids: CallIds) -> dict[str, Any]:
     if any(isinstance(p, ImagePart) for p in message.content):
         content: str | list[dict[str, Any]] = [
             _user_block(p) for p in message.content if isinstance(p, ImagePart) or p.text
@@ -70,7 +71,7 @@ def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
         content = message.text
     block: dict[str, Any] = {
         "type": "tool_result",
-        "tool_use_id": message.call_id,
+        "tool_use_id": ids(message.call_id),
         "content": content,
     }
     if message.is_error:
@@ -78,7 +79,18 @@ def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
     return block
 
 
-def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
+def _signed_block(part: ReasoningPart, signature: str) -> dict[str, Any]:
+    if signature.startswith(_REDACTED):
+        return {"type": "redacted_thinking", "data": signature[len(_REDACTED) :]}
+    if signature.startswith(_BLOCK):
+        block: dict[str, Any] = json.loads(signature[len(_BLOCK) :])
+        return block
+    return {"type": "thinking", "thinking": part.text, "signature": signature}
+
+
+def _assistant_blocks(
+    index: int, message: AssistantMessage, replay: Replay, ids: CallIds
+) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for part in message.content:
         if isinstance(part, TextPart):
@@ -88,30 +100,32 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
             blocks.append(
                 {
                     "type": "tool_use",
-                    "id": part.call_id,
+                    "id": ids(part.call_id),
                     "name": part.name,
-                    "input": _tool_input(part.arguments),
+                    "input": tool_input(part.arguments),
                 }
             )
-        elif isinstance(part, ReasoningPart) and part.signature and message.api == "messages":
-            blocks.append({"type": "thinking", "thinking": part.text, "signature": part.signature})
+        elif signature := replay.signature(index, part):
+            blocks.append(_signed_block(part, signature))
     return blocks
 
 
-def messages_body(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """`messages` as Messages API turns, the last user turn marked as a prompt-cache breakpoint."""
+def messages_body(request: Request) -> list[dict[str, Any]]:
+    """The request's messages as Messages API turns, the last user turn a cache breakpoint."""
+    replay = Replay(request, API)
+    ids = CallIds("anthropic")  # ids from other providers may not fit `[a-zA-Z0-9_-]{1,64}`
     out: list[dict[str, Any]] = []
     results: list[dict[str, Any]] | None = None  # the user turn collecting consecutive tool results
-    for message in messages:
+    for index, message in enumerate(request.messages):
         if isinstance(message, ToolResultMessage):
             if results is None:
                 results = []
                 out.append({"role": "user", "content": results})
-            results.append(_tool_result(message))
+            results.append(_tool_result(message, ids))
             continue
         results = None
         if isinstance(message, AssistantMessage):
-            blocks = _assistant_blocks(message)
+            blocks = _assistant_blocks(index, message, replay, ids)
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
         else:
@@ -124,13 +138,37 @@ def messages_body(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
     return out
 
 
+def _continues_unthought(messages: list[dict[str, Any]]) -> bool:
+    # with thinking on, an assistant turn that called tools must open with its thinking; one whose
+    # thinking could not be kept is continued without thinking rather than rejected
+    if len(messages) < 2 or messages[-1]["role"] != "user":
+        return False
+    last = messages[-2]
+    first = last["content"][0] if last["role"] == "assistant" and last["content"] else None
+    calls = any(b["type"] == "tool_use" for b in last["content"]) if first else False
+    return calls and first is not None and "thinking" not in first["type"]
+
+
+def _thinking(request: Request, body: dict[str, Any]) -> None:
+    effort = request.reasoning or ""
+    if request.model.thinking == "adaptive":
+        body["thinking"] = {"type": "adaptive"}
+        body["output_config"] = {"effort": effort if effort in _EFFORTS else "medium"}
+        return
+    max_tokens = body["max_tokens"]
+    budget = THINKING_BUDGETS.get(effort, THINKING_BUDGETS["medium"])
+    if budget >= max_tokens:  # the budget must leave room for the answer
+        budget = max(max_tokens - _MIN_BUDGET, _MIN_BUDGET)
+        body["max_tokens"] = max(max_tokens, budget + _MIN_BUDGET)
+    body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+
+
 def request_body(request: Request) -> dict[str, Any]:
     """The JSON body of a streamed Messages call."""
-    max_tokens = request.max_tokens or request.model.max_output
     body: dict[str, Any] = {
         "model": request.model.name,
-        "max_tokens": max_tokens,
-        "messages": messages_body(request.messages),
+        "max_tokens": request.max_tokens or request.model.max_output,
+        "messages": messages_body(request),
         "stream": True,
     }
     if request.system:
@@ -142,12 +180,8 @@ def request_body(request: Request) -> dict[str, Any]:
             {"name": t.name, "description": t.description, "input_schema": t.parameters}
             for t in request.tools
         ]
-    if request.reasoning:
-        budget = THINKING_BUDGETS.get(request.reasoning, THINKING_BUDGETS["medium"])
-        if budget >= max_tokens:  # the budget must leave room for the answer
-            budget = max(max_tokens - _MIN_BUDGET, _MIN_BUDGET)
-            body["max_tokens"] = max(max_tokens, budget + _MIN_BUDGET)
-        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    if request.reasoning and not _continues_unthought(body["messages"]):
+        _thinking(request, body)
     return body
 
 
@@ -155,6 +189,63 @@ def _merge_usage(usage: dict[str, Any], update: dict[str, Any] | None) -> None:
     # message_delta repeats the counts, some as null; the latest known value wins
     if update:
         usage.update((k, v) for k, v in update.items() if v is not None)
+
+
+def _usage(usage: dict[str, Any]) -> Usage:
+    cache_read = usage.get("cache_read_input_tokens")
+    cache_write = usage.get("cache_creation_input_tokens")
+    total_input = usage.get("input_tokens", 0) + (cache_read or 0) + (cache_write or 0)
+    return Usage(total_input, usage.get("output_tokens", 0), cache_read, cache_write)
+
+
+def _close(
+    kind: str | None,
+    block: dict[str, Any],
+    parts: list[str],
+    signature: str,
+    call: PendingCall,
+    seal: Sealer,
+) -> list[Record]:
+    if kind == "text":
+        return [TextDone("".join(parts))]
+    if kind == "tool_use":
+        out: list[Record] = []
+        if not call.parts and block.get("input"):  # proxies send the input whole
+            out.append(call.delta(json.dumps(block["input"])))
+        return [*out, call.done()]
+    if kind == "thinking":
+        return [ReasoningDone("".join(parts), seal(signature) if signature else None)]
+    if kind == "redacted_thinking":
+        return [ReasoningDone("", seal(_REDACTED + str(block.get("data", ""))))]
+    if kind is not None:  # server tools and their results: kept so history stays whole
+        raw = _raw(kind, block, parts, signature)
+        return [ReasoningDone("", seal(_BLOCK + json.dumps(raw)))]
+    return []
+
+
+def _raw(kind: str | None, block: dict[str, Any], parts: list[str], signature: str) -> Any:
+    """The block as the API would take it back."""
+    out = dict(block)
+    if kind == "text":
+        out["text"] = "".join(parts)
+    elif kind == "thinking":
+        out |= {"thinking": "".join(parts), "signature": signature}
+    elif parts:  # tool_use / server_tool_use: the streamed JSON input
+        try:
+            out["input"] = msgspec.json.decode("".join(parts))
+        except msgspec.DecodeError:
+            out["input"] = {}
+    return out
+
+
+class _Response:
+    """What one streamed response left behind: its blocks (for a `pause_turn`), usage, stop."""
+
+    def __init__(self) -> None:
+        self.blocks: list[dict[str, Any]] = []
+        self.usage: dict[str, Any] = {}
+        self.stop: str | None = None
+        self.finished = False
 
 
 class AnthropicProvider(HttpProvider):
@@ -167,67 +258,80 @@ class AnthropicProvider(HttpProvider):
             headers["x-api-key"] = api_key
         return headers
 
-    async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
-        """The records of one streamed response."""
-        usage: dict[str, Any] = {}
-        stop: str | None = None
-        finished = False
+    async def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
+        """The records of one response; a `pause_turn` is continued until the turn ends."""
+        body = request_body(request)
+        seal = Sealer(request)
+        total = Usage()
+        for _ in range(_MAX_PAUSES):
+            response = _Response()
+            async for record in self._one(body, seal, exchange, response):
+                yield record
+            total = total + _usage(response.usage)
+            if response.stop != "pause_turn":
+                break
+            # the paused turn goes back as it came, and the server picks up where it stopped
+            messages = body["messages"]
+            if messages and messages[-1]["role"] == "assistant":
+                messages[-1]["content"].extend(response.blocks)
+            else:
+                messages.append({"role": "assistant", "content": response.blocks})
+        yield TokenUsageDone(request.model.price(total))
+        stop = response.stop
+        yield FinishReasonDone(_STOP_REASONS.get(stop or "", "other"), stop)
+
+    async def _one(
+        self, body: dict[str, Any], seal: Sealer, exchange: Exchange, response: _Response
+    ) -> AsyncIterator[Record]:
         kind: str | None = None  # the open content block's type; blocks never interleave
+        block: dict[str, Any] = {}
         parts: list[str] = []
         signature = ""
         call = PendingCall("", "")
-        events = self._http.events("/v1/messages", request_body(request), exchange)
+        events = self.events("/v1/messages", body, exchange)
         async with aclosing(events):
             async for _, raw in events:
                 data = decode(self.name, raw)
-                etype = data["type"]
+                etype = data.get("type")
                 if etype == "content_block_delta":
                     delta = data["delta"]
                     dtype = delta["type"]
                     if dtype == "text_delta":
-                        text = delta["text"]
+                        text = string(delta["text"])
                         parts.append(text)
                         yield TextDelta(text)
                     elif dtype == "input_json_delta":
-                        # server tools (web search) stream their input too: not ours to run
-                        if kind == "tool_use" and (piece := delta["partial_json"]):
-                            yield call.delta(piece)
+                        if piece := string(delta["partial_json"]):
+                            parts.append(piece)
+                            if kind == "tool_use":  # server tools stream input too: not ours
+                                yield call.delta(piece)
                     elif dtype == "thinking_delta":
-                        text = delta["thinking"]
+                        text = string(delta["thinking"])
                         parts.append(text)
                         yield ReasoningDelta(text)
                     elif dtype == "signature_delta":
-                        signature = delta["signature"]
+                        signature = string(delta["signature"])
                 elif etype == "content_block_start":
-                    block = data["content_block"]
+                    block = dict(data["content_block"])
                     kind = block["type"]
                     parts = []
                     if kind == "tool_use":
-                        call = PendingCall(block["id"], block["name"])
+                        call = PendingCall(string(block["id"]), string(block["name"]))
                     elif kind == "thinking":
                         signature = block.get("signature") or ""
                 elif etype == "content_block_stop":
-                    if kind == "text":
-                        yield TextDone("".join(parts))
-                    elif kind == "tool_use":
-                        yield call.done()
-                    elif kind == "thinking":
-                        yield ReasoningDone("".join(parts), signature or None)
+                    for record in _close(kind, block, parts, signature, call, seal):
+                        yield record
+                    response.blocks.append(_raw(kind, block, parts, signature))
                     kind = None
                 elif etype == "message_delta":
-                    stop = data["delta"].get("stop_reason") or stop
-                    _merge_usage(usage, data.get("usage"))
+                    response.stop = data["delta"].get("stop_reason") or response.stop
+                    _merge_usage(response.usage, data.get("usage"))
                 elif etype == "message_start":
-                    _merge_usage(usage, data["message"].get("usage"))
+                    _merge_usage(response.usage, data["message"].get("usage"))
                 elif etype == "message_stop":
-                    finished = True
+                    response.finished = True
                 elif etype == "error":
                     raise stream_error(self.name, data.get("error") or {})
-        if not finished:
+        if not response.finished:
             raise incomplete(self.name)
-        cache_read = usage.get("cache_read_input_tokens")
-        cache_write = usage.get("cache_creation_input_tokens")
-        total_input = usage.get("input_tokens", 0) + (cache_read or 0) + (cache_write or 0)
-        tokens = Usage(total_input, usage.get("output_tokens", 0), cache_read, cache_write)
-        yield TokenUsageDone(request.model.price(tokens))
-        yield FinishReasonDone(_STOP_REASONS.get(stop or "", "other"), stop)

@@ -1,26 +1,84 @@
-"""The model catalog: context windows and prices, kept in `catalog.json` beside this file."""
+"""The model catalog: context windows, prices and aliases, kept in `catalog.json` beside this file.
+
+The file holds one block per provider: the date its numbers were checked, the pages they came
+from, its models and its aliases. Names resolve by exact name, then alias, then — for a bare name
+without a provider — a unique partial match; an ambiguous name lists its candidates.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from auger.llm.provider import Model
 from auger.llm.usage import Pricing
 
 
+class ProviderBlock(msgspec.Struct, frozen=True):
+    """One provider's part of the catalog."""
+
+    checked: str
+    sources: list[str]
+    models: dict[str, dict[str, Any]]
+    aliases: dict[str, str] = msgspec.field(default_factory=dict)  # sent as the model named
+    snapshots: dict[str, str] = msgspec.field(default_factory=dict)  # sent as written
+
+
+class Ambiguous(LookupError):
+    """A name that matches more than one model; `candidates` lists them as `provider/name`."""
+
+    def __init__(self, name: str, candidates: list[str]) -> None:
+        super().__init__(f"{name!r} could be {', '.join(candidates)}")
+        self.name = name
+        self.candidates = candidates
+
+
 @cache
-def _entries() -> dict[str, dict[str, Any]]:
+def blocks() -> dict[str, ProviderBlock]:
+    """The catalog by provider."""
     data = json.loads((Path(__file__).parent / "catalog.json").read_text())
-    data.pop("_comment", None)
-    return data
+    return {
+        name: msgspec.convert({k: v for k, v in block.items() if k != "_note"}, ProviderBlock)
+        for name, block in data.items()
+        if not name.startswith("_")
+    }
 
 
-def known_models() -> list[str]:
-    """Every `provider/name` in the catalog."""
-    return sorted(_entries())
+def known_models(provider: str | None = None) -> list[str]:
+    """Every `provider/name` in the catalog (of one provider, when given)."""
+    return sorted(
+        f"{p}/{m}" for p, b in blocks().items() if provider in (None, p) for m in b.models
+    )
+
+
+def canonical(provider: str, name: str) -> str:
+    """`name` with the provider's alias applied (an unknown name is returned as it is)."""
+    block = blocks().get(provider)
+    if block is None or name in block.models:
+        return name
+    return block.aliases.get(name, name)
+
+
+def find(name: str, extra: Iterable[str] = ()) -> str | None:
+    """The one `provider/name` a bare `name` means: an exact name, an alias, then a unique
+    partial match, over the catalog and `extra` (`provider/name` of models declared elsewhere);
+    `None` when nothing matches; `Ambiguous` when several do."""
+    snapshots = [f"{p}/{s}" for p, b in blocks().items() for s in b.snapshots]
+    every = sorted({*known_models(), *snapshots, *extra})
+    exact = [s for s in every if s.partition("/")[2] == name]
+    if not exact:
+        exact = [f"{p}/{b.aliases[name]}" for p, b in blocks().items() if name in b.aliases]
+    if not exact:
+        lowered = name.lower()
+        exact = [s for s in every if lowered in s.partition("/")[2].lower()]
+    if len(exact) > 1:
+        raise Ambiguous(name, exact)
+    return exact[0] if exact else None
 
 
 def model_from_entry(provider: str, name: str, api: str, entry: dict[str, Any]) -> Model:
@@ -38,10 +96,16 @@ def model_from_entry(provider: str, name: str, api: str, entry: dict[str, Any]) 
         max_output=int(entry.get("max_output", 16_384)),
         pricing=pricing,
         reasoning=bool(entry.get("reasoning", False)),
+        thinking=entry.get("thinking"),
     )
 
 
 def lookup(provider: str, name: str, api: str) -> Model:
-    """The catalog's model, or an unpriced one with default limits when it is not listed."""
-    entry = _entries().get(f"{provider}/{name}", {})
+    """The catalog's model (an alias resolved, a snapshot priced like its model), or an unpriced
+    one with default limits when it is not listed."""
+    name = canonical(provider, name)
+    block = blocks().get(provider)
+    if block is None:
+        return model_from_entry(provider, name, api, {})
+    entry = block.models.get(block.snapshots.get(name, name), {})
     return model_from_entry(provider, name, api, entry)

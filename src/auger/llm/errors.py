@@ -10,8 +10,8 @@ RETRYABLE = frozenset({"rate_limit", "overloaded", "server", "network", "incompl
 
 
 class ProviderError(Exception):
-    """A model call failed; `kind` says how: `auth`, `bad_request`, `context_overflow`,
-    `not_found`, or one of the `RETRYABLE` kinds."""
+    """A model call failed; `kind` says how: `auth`, `bad_request`, `bad_response`,
+    `context_overflow`, `not_found`, `quota` (out of credit), or one of the `RETRYABLE` kinds."""
 
     def __init__(
         self,
@@ -26,23 +26,37 @@ class ProviderError(Exception):
         self.message = message
         self.status = status
         self.retry_after = retry_after
+        self.repeated = False  # the same request failed the same way before: deterministic
 
     @property
     def retryable(self) -> bool:
         """Whether sending the same request again may succeed."""
-        return self.kind in RETRYABLE
+        return self.kind in RETRYABLE and not self.repeated
 
 
+# Context-overflow messages: OpenAI, vLLM, DeepSeek, Mistral and OpenRouter ("maximum context
+# length"), Anthropic ("prompt is too long", "exceed context limit"), Gemini ("exceeds the maximum
+# number of tokens"), llama.cpp ("exceeds the available context size"), xAI ("maximum prompt
+# length"), Groq ("reduce the length of the messages"), Ollama ("prompt too long; exceeded max
+# context length"), LM Studio ("context length of only").
 _OVERFLOW_HINTS = (
     "context length",
     "context_length",
     "context window",
     "maximum context",
     "prompt is too long",
+    "prompt too long",
     "too many tokens",
     "input is too long",
     "exceeds the context",
+    "exceed context limit",
+    "exceeds the maximum number of tokens",
+    "exceeds the available context size",
+    "exceed_context_size",
+    "maximum prompt length",
+    "reduce the length of the messages",
 )
+_QUOTA_HINTS = ("insufficient_quota", "exceeded your current quota")
 
 
 def classify_status(status: int, message: str) -> str:
@@ -50,6 +64,8 @@ def classify_status(status: int, message: str) -> str:
     lowered = message.lower()
     if any(hint in lowered for hint in _OVERFLOW_HINTS):
         return "context_overflow"
+    if any(hint in lowered for hint in _QUOTA_HINTS):
+        return "quota"  # a 429 that waiting does not cure
     if status in (401, 403):
         return "auth"
     if status == 404:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-import httpx2
 import msgspec
 
 from auger.llm.errors import ProviderError, classify_status, parse_retry_after
 from auger.llm.provider import Exchange
 from auger.llm.sse import SSEDecoder
-
-DEFAULT_TIMEOUT = httpx2.Timeout(connect=15.0, read=300.0, write=60.0, pool=15.0)
+from auger.llm.transport import HttpRequest, HttpTransport, Transport, TransportError
 
 
 def _error_message(body: bytes) -> str:
@@ -32,7 +31,7 @@ class HttpClient:
     """POSTs JSON and reads server-sent events, for one provider.
 
     `key_env` names the variable that holds the key, so an auth failure can say what to set.
-    `transport` is injectable for tests (an `httpx2` transport).
+    `transport` carries the bytes (proxies, TLS, timeouts); a test may pass its own.
     """
 
     def __init__(
@@ -42,26 +41,13 @@ class HttpClient:
         headers: dict[str, str],
         *,
         key_env: str | None = None,
-        transport: httpx2.AsyncBaseTransport | None = None,
-        timeout: httpx2.Timeout = DEFAULT_TIMEOUT,
+        transport: Transport | None = None,
     ) -> None:
         self.provider = provider
         self.base_url = base_url.rstrip("/")
         self.headers = headers
         self.key_env = key_env
-        self._transport = transport
-        self._timeout = timeout
-        self._client: httpx2.AsyncClient | None = None
-
-    def _get_client(self) -> httpx2.AsyncClient:
-        if self._client is None:
-            # Plain-HTTP servers (local models, test servers) never use TLS, so skip loading
-            # the CA store, which costs tens of milliseconds of start-up.
-            verify = not self.base_url.startswith("http://")
-            self._client = httpx2.AsyncClient(
-                transport=self._transport, timeout=self._timeout, verify=verify
-            )
-        return self._client
+        self._transport = transport or HttpTransport()
 
     async def events(
         self, path: str, body: dict[str, Any], exchange: Exchange
@@ -69,33 +55,54 @@ class HttpClient:
         """POST `body` to `path` and yield each server-sent event as `(event, data)`."""
         url = self.base_url + path
         headers, body = await exchange.before_request(url, dict(self.headers), body)
+        request = HttpRequest(
+            "POST",
+            url,
+            {"content-type": "application/json", "accept": "text/event-stream"}
+            | {k.lower(): v for k, v in headers.items()},
+            json.dumps(body).encode(),
+        )
+        first_event = self._transport.timeouts.first_event
         try:
-            async with self._get_client().stream(
-                "POST",
-                url,
-                content=json.dumps(body).encode(),
-                headers={"content-type": "application/json", "accept": "text/event-stream"}
-                | headers,
-            ) as response:
-                await exchange.after_response(url, response.status_code, dict(response.headers))
-                if response.status_code >= 400:
-                    raise self._http_error(response.status_code, await response.aread(), response)
-                content_type = response.headers.get("content-type", "")
-                if not content_type.startswith("text/event-stream"):
-                    head = (await response.aread())[:300].decode(errors="replace")
-                    raise ProviderError(
-                        "bad_request",
-                        f"{self.provider}: expected an event stream, got {content_type!r}: {head}",
-                        status=response.status_code,
-                    )
-                decoder = SSEDecoder()
-                async for chunk in response.aiter_bytes():
-                    for event in decoder.feed(chunk):
-                        yield event
-        except httpx2.TransportError as exc:
-            raise ProviderError("network", f"{self.provider}: {exc or type(exc).__name__}") from exc
+            # Keep-alive comments reset the idle timer but not this one: it stops at the first
+            # event, before anything is yielded, so it never fires inside the consumer's code.
+            limit: asyncio.Timeout | None
+            async with asyncio.timeout(first_event) as limit:
+                async with self._transport.stream(request) as response:
+                    await exchange.after_response(url, response.status, dict(response.headers))
+                    if response.status >= 400:
+                        raise self._http_error(response, await response.aread())
+                    content_type = response.headers.get("content-type", "")
+                    if not content_type.startswith("text/event-stream"):
+                        raise self._not_a_stream(response, content_type, await response.aread(300))
+                    decoder = SSEDecoder()
+                    async for chunk in response.aiter_bytes():
+                        events = decoder.feed(chunk)
+                        if events and limit is not None:
+                            limit.reschedule(None)
+                            limit = None
+                        for event in events:
+                            yield event
+        except TransportError as exc:
+            raise ProviderError("network", f"{self.provider}: {exc}") from None
+        except TimeoutError:
+            if limit is None or not limit.expired():
+                raise
+            raise ProviderError(
+                "network",
+                f"{self.provider}: no response within {first_event:g} s (http.first_event_timeout)",
+            ) from None
 
-    def _http_error(self, status: int, body: bytes, response: httpx2.Response) -> ProviderError:
+    def _not_a_stream(self, response: Any, content_type: str, body: bytes) -> ProviderError:
+        return ProviderError(
+            "bad_request",
+            f"{self.provider}: expected an event stream, got {content_type!r}: "
+            + body.decode(errors="replace"),
+            status=response.status,
+        )
+
+    def _http_error(self, response: Any, body: bytes) -> ProviderError:
+        status = response.status
         message = _error_message(body)
         kind = classify_status(status, message)
         text = f"{self.provider} returned {status}: {message}"
@@ -109,9 +116,7 @@ class HttpClient:
 
     async def aclose(self) -> None:
         """Close pooled connections."""
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        await self._transport.aclose()
 
 
 class Fetched(msgspec.Struct, frozen=True):
@@ -126,7 +131,10 @@ class Fetched(msgspec.Struct, frozen=True):
 
 
 class FetchError(Exception):
-    """A GET that failed before a response arrived (DNS, refused, timeout, a bad URL)."""
+    """A GET that failed before a response arrived (refused, timed out, too many redirects)."""
+
+
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
 async def get(
@@ -136,36 +144,40 @@ async def get(
     max_bytes: int = 5 * 1024 * 1024,
     timeout: float = 30.0,
     max_redirects: int = 5,
-    transport: httpx2.AsyncBaseTransport | None = None,
+    env: Mapping[str, str] | None = None,
+    transport: Transport | None = None,
 ) -> Fetched:
-    """GET `url`, following redirects, reading at most `max_bytes` of the body."""
-    limits = httpx2.Timeout(timeout)
-    client = httpx2.AsyncClient(
-        transport=transport,
-        timeout=limits,
-        follow_redirects=True,
-        max_redirects=max_redirects,
-        verify=not url.startswith("http://"),
-    )
+    """GET `url` (proxies from `env`), following redirects, reading at most `max_bytes`."""
+    from urllib.parse import urljoin
+
+    from auger.llm.transport import Timeouts
+
+    own = transport is None
+    if transport is None:
+        limits = Timeouts(connect=timeout, write=timeout, idle=timeout, first_event=timeout)
+        transport = HttpTransport(env=env, timeouts=limits)
+    sent = {k.lower(): v for k, v in (headers or {}).items()}
     try:
-        async with client, client.stream("GET", url, headers=headers or {}) as response:
-            chunks: list[bytes] = []
-            size = 0
-            truncated = False
-            async for chunk in response.aiter_bytes():
-                chunks.append(chunk)
-                size += len(chunk)
-                if size > max_bytes:
-                    truncated = True
-                    break
-            return Fetched(
-                str(response.url),
-                response.status_code,
-                {k.lower(): v for k, v in response.headers.items()},
-                b"".join(chunks)[:max_bytes],
-                truncated,
-            )
-    except httpx2.TooManyRedirects:
-        raise FetchError(f"more than {max_redirects} redirects") from None
-    except (httpx2.TransportError, httpx2.InvalidURL, httpx2.UnsupportedProtocol) as exc:
+        for _ in range(max_redirects + 1):
+            async with transport.stream(HttpRequest("GET", url, sent)) as response:
+                location = response.headers.get("location")
+                if response.status in _REDIRECTS and location:
+                    url = urljoin(url, location)
+                    continue
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size > max_bytes:
+                        break
+                body = b"".join(chunks)
+                return Fetched(
+                    url, response.status, dict(response.headers), body[:max_bytes], size > max_bytes
+                )
+        raise FetchError(f"more than {max_redirects} redirects")
+    except TransportError as exc:
         raise FetchError(str(exc) or type(exc).__name__) from None
+    finally:
+        if own:
+            await transport.aclose()

@@ -1,16 +1,18 @@
-"""The OpenAI Responses wire format, streamed."""
+"""The OpenAI Responses wire format, streamed: a pure request builder and one state machine."""
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
+from auger.llm.errors import ProviderError
+from auger.llm.formats import ApiName
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
-    Message,
     ReasoningPart,
     TextPart,
     ToolCall,
@@ -28,16 +30,20 @@ from auger.llm.records import (
     TokenUsageDone,
     ToolCallDelta,
 )
+from auger.llm.replay import Replay, Sealer
+from auger.llm.sendable import data_url, tool_arguments
 from auger.llm.usage import Usage
 from auger.llm.wire import (
+    BearerCompat,
     HttpProvider,
     PendingCall,
-    data_url,
     decode,
     incomplete,
     stream_error,
+    string,
 )
 
+API: ApiName = "responses"
 _INCOMPLETE_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
 
@@ -53,9 +59,9 @@ def _tool_output(message: ToolResultMessage) -> str | list[dict[str, Any]]:
     return message.text
 
 
-def _signature(item: dict[str, Any]) -> str:
+def _signature(item: dict[str, Any], seal: Sealer) -> str:
     # what it takes to send a reasoning item back when nothing is stored server-side
-    return json.dumps({"id": item.get("id"), "encrypted_content": item["encrypted_content"]})
+    return seal(json.dumps({"id": item.get("id"), "encrypted_content": item["encrypted_content"]}))
 
 
 def _reasoning_item(part: ReasoningPart, signature: str) -> dict[str, Any]:
@@ -65,7 +71,7 @@ def _reasoning_item(part: ReasoningPart, signature: str) -> dict[str, Any]:
     return item
 
 
-def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
+def _assistant_items(index: int, message: AssistantMessage, replay: Replay) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for part in message.content:
         if isinstance(part, TextPart):
@@ -83,20 +89,21 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
                     "type": "function_call",
                     "call_id": part.call_id,
                     "name": part.name,
-                    "arguments": part.arguments,
+                    "arguments": tool_arguments(part.arguments),
                 }
             )
-        elif part.signature and message.api == "responses":
-            items.append(_reasoning_item(part, part.signature))
+        elif signature := replay.signature(index, part):
+            items.append(_reasoning_item(part, signature))
     return items
 
 
-def input_items(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """`messages` as Responses input items."""
+def input_items(request: Request) -> list[dict[str, Any]]:
+    """The request's messages as Responses input items."""
+    replay = Replay(request, API)
     items: list[dict[str, Any]] = []
-    for message in messages:
+    for index, message in enumerate(request.messages):
         if isinstance(message, AssistantMessage):
-            items.extend(_assistant_items(message))
+            items.extend(_assistant_items(index, message, replay))
         elif isinstance(message, ToolResultMessage):
             items.append(
                 {
@@ -110,14 +117,29 @@ def input_items(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
     return items
 
 
-def request_body(request: Request) -> dict[str, Any]:
-    """The JSON body of a streamed, stateless Responses call."""
+def cache_key(request: Request) -> str:
+    """The request's `prompt_cache_key`: its session's, else one derived from how the
+    conversation began (stable from step to step, so requests of one session share a cache)."""
+    if request.cache_key:
+        return request.cache_key
+    first = request.messages[0].to_dict() if request.messages else {}
+    seed = json.dumps([request.model.name, first.get("content")], sort_keys=True)
+    return "auger-" + hashlib.sha256(seed.encode()).hexdigest()[:24]
+
+
+def request_body(request: Request, *, summary: bool = True) -> dict[str, Any]:
+    """The JSON body of a streamed, stateless Responses call.
+
+    A reasoning model always gets its encrypted reasoning back (`store: false` keeps nothing
+    server-side), so tool steps keep their reasoning with or without `--reasoning`.
+    """
     body: dict[str, Any] = {
         "model": request.model.name,
-        "input": input_items(request.messages),
+        "input": input_items(request),
         "max_output_tokens": request.max_tokens or request.model.max_output,
         "store": False,
         "stream": True,
+        "prompt_cache_key": cache_key(request),
     }
     if request.system:
         body["instructions"] = request.system
@@ -133,10 +155,19 @@ def request_body(request: Request) -> dict[str, Any]:
             }
             for t in request.tools
         ]
-    if request.reasoning:
-        body["reasoning"] = {"effort": request.reasoning, "summary": "auto"}
+    if request.model.reasoning or request.reasoning:
+        reasoning: dict[str, Any] = {"effort": request.reasoning} if request.reasoning else {}
+        if summary:
+            reasoning["summary"] = "auto"
+        if reasoning:
+            body["reasoning"] = reasoning
         body["include"] = ["reasoning.encrypted_content"]
     return body
+
+
+def _about_summary(error: ProviderError) -> bool:
+    # e.g. "Your organization must be verified to generate reasoning summaries"
+    return error.kind == "bad_request" and "summar" in error.message.lower()
 
 
 def _rest(call: PendingCall, arguments: str | None) -> ToolCallDelta | None:
@@ -159,47 +190,73 @@ def _usage(response: dict[str, Any]) -> Usage:
 class OpenAIResponsesProvider(HttpProvider):
     """Streams responses from the OpenAI Responses API (`POST /responses`)."""
 
-    async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
-        """The records of one streamed response."""
+    Compat = BearerCompat
+    _summaries = True  # until the server says this account may not have reasoning summaries
+
+    async def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
+        """The records of one streamed response; a 400 about reasoning summaries is sent again
+        without asking for them (and they are not asked for again)."""
+        try:
+            async for record in self._stream(request, exchange, self._summaries):
+                yield record
+        except ProviderError as err:
+            if not (self._summaries and _about_summary(err)):
+                raise
+            self._summaries = False
+            async for record in self._stream(request, exchange, False):
+                yield record
+
+    async def _stream(
+        self, request: Request, exchange: Exchange, summary: bool
+    ) -> AsyncIterator[Record]:
+        seal = Sealer(request)
         calls: dict[int, PendingCall] = {}  # open function calls by output index
+        orphans: dict[int, list[str]] = {}  # argument pieces of calls never announced
+        done_calls: set[int] = set()
         called = False
         reasoning: list[str] = []
         final: dict[str, Any] | None = None
         ending = ""  # the terminal event's type
-        events = self._http.events("/responses", request_body(request), exchange)
+        events = self.events("/responses", request_body(request, summary=summary), exchange)
         async with aclosing(events):
             async for _, raw in events:
                 data = decode(self.name, raw)
                 etype = data["type"]
                 if etype == "response.output_text.delta" or etype == "response.refusal.delta":
-                    yield TextDelta(data["delta"])
+                    yield TextDelta(string(data["delta"]))
                 elif etype == "response.function_call_arguments.delta":
-                    if piece := data["delta"]:
-                        yield calls[data["output_index"]].delta(piece)
+                    if piece := string(data["delta"]):
+                        if call := calls.get(data["output_index"]):
+                            yield call.delta(piece)
+                        else:  # no output_item.added (some servers): its id comes at the end
+                            orphans.setdefault(data["output_index"], []).append(piece)
                 elif (
                     etype == "response.reasoning_summary_text.delta"
                     or etype == "response.reasoning_text.delta"
                 ):
-                    text = data["delta"]
+                    text = string(data["delta"])
                     reasoning.append(text)
                     yield ReasoningDelta(text)
                 elif etype == "response.output_text.done":
-                    yield TextDone(data["text"])
+                    yield TextDone(string(data["text"]))
                 elif etype == "response.refusal.done":
-                    yield TextDone(data["refusal"])
+                    yield TextDone(string(data["refusal"]))
                 elif etype == "response.reasoning_summary_part.added":
                     if reasoning:  # summary parts read as paragraphs of one reasoning block
                         reasoning.append("\n\n")
                         yield ReasoningDelta("\n\n")
                 elif etype == "response.function_call_arguments.done":
                     if call := calls.pop(data["output_index"], None):
+                        done_calls.add(data["output_index"])
                         if rest := _rest(call, data.get("arguments")):
                             yield rest
                         yield call.done()
                 elif etype == "response.output_item.added":
                     item = data["item"]
                     if item["type"] == "function_call":
-                        calls[data["output_index"]] = PendingCall(item["call_id"], item["name"])
+                        calls[data["output_index"]] = PendingCall(
+                            string(item["call_id"]), string(item["name"])
+                        )
                         called = True
                     elif item["type"] == "reasoning":
                         reasoning = []
@@ -209,13 +266,18 @@ class OpenAIResponsesProvider(HttpProvider):
                         text = "".join(reasoning)
                         encrypted = item.get("encrypted_content")
                         if text or encrypted:
-                            yield ReasoningDone(text, _signature(item) if encrypted else None)
-                    elif item["type"] == "function_call" and (
-                        call := calls.pop(data["output_index"], None)
-                    ):
-                        if rest := _rest(call, item.get("arguments")):
-                            yield rest
-                        yield call.done()
+                            yield ReasoningDone(text, _signature(item, seal) if encrypted else None)
+                    elif item["type"] == "function_call":
+                        call = calls.pop(data["output_index"], None)
+                        if call is None and data["output_index"] not in done_calls:
+                            call = PendingCall(string(item["call_id"]), string(item["name"]))
+                            if pieces := orphans.pop(data["output_index"], None):
+                                yield call.delta("".join(pieces))
+                            called = True
+                        if call is not None:
+                            if rest := _rest(call, item.get("arguments")):
+                                yield rest
+                            yield call.done()
                 elif etype == "response.completed" or etype == "response.incomplete":
                     final = data["response"]
                     ending = etype

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 
@@ -11,7 +11,9 @@ from auger.llm.messages import Message
 from auger.llm.records import Record
 from auger.llm.usage import ZERO, Pricing, Usage
 
-APIS = ("messages", "responses", "chat-completions", "scripted")
+ThinkingStyle = Literal["budget", "adaptive", "effort"]
+"""How a model is asked to reason: a token budget (Anthropic `enabled` + `budget_tokens`),
+Anthropic's `adaptive` thinking with `output_config.effort`, or an OpenAI-style effort."""
 
 
 class Model(msgspec.Struct, frozen=True):
@@ -24,6 +26,7 @@ class Model(msgspec.Struct, frozen=True):
     max_output: int = 16_384
     pricing: Pricing | None = None
     reasoning: bool = False
+    thinking: ThinkingStyle | None = None  # None: the wire format's default
 
     @property
     def id(self) -> str:
@@ -65,6 +68,7 @@ class Request(msgspec.Struct, frozen=True):
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int | None = None
     reasoning: str | None = None
+    cache_key: str | None = None  # one per session, for providers that route by it
 
 
 class Exchange(Protocol):

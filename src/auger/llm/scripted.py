@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from auger.llm.errors import ProviderError
+from auger.llm.formats import Endpoint
 from auger.llm.provider import Exchange, Request
 from auger.llm.records import (
     FinishReasonDone,
@@ -108,6 +110,20 @@ class ScriptedProvider:
         self._queue: list[Script] = [Reply.of(r) if isinstance(r, str) else r for r in replies]
         self.requests: list[Request] = []
         self._calls = 0
+
+    @classmethod
+    def from_endpoint(cls, endpoint: Endpoint, transport: Any = None) -> ScriptedProvider:
+        """Replies from the JSON file `endpoint.script` (the wire-format table's constructor)."""
+        if not endpoint.script:
+            raise ValueError(
+                f'scripted provider {endpoint.name!r} needs "script": a JSON file of replies'
+            )
+        path = Path(endpoint.script).expanduser()
+        try:
+            replies = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"cannot load script {path}: {exc}") from None
+        return cls([reply_from_dict(r) for r in replies], name=endpoint.name)
 
     def queue(self, *replies: Script | str) -> None:
         """Add replies; a bare string is a text reply."""

@@ -1,7 +1,7 @@
 """An incremental server-sent-events decoder over raw bytes.
 
-httpx2 ships one, but it decodes line by line through several Python calls and costs about
-10 µs per event — the whole per-delta budget. This one splits complete lines in one call and
+HTTP libraries ship one (httpx2's decodes line by line through several Python calls, about
+10 µs per event) — the whole per-delta budget. This one splits complete lines in one call and
 follows the same WHATWG rules: CR, LF or CRLF line ends, `:` comments, multi-line `data`,
 one optional space after the colon, an event dispatched on a blank line — and an event cut
 off before its blank line is never dispatched.

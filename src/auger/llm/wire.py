@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import aclosing
+from typing import Any, ClassVar, Literal
 
-import httpx2
 import msgspec
 
 from auger.llm.errors import ProviderError, classify_status
+from auger.llm.formats import Endpoint
 from auger.llm.http import HttpClient
-from auger.llm.messages import ImagePart
-from auger.llm.records import ToolCallDelta, ToolCallDone
+from auger.llm.provider import Exchange, Request
+from auger.llm.records import Record, ToolCallDelta, ToolCallDone
+from auger.llm.transport import Transport
 
 # Error codes and types seen in stream error events (Anthropic `error.type`, OpenAI `code`/`type`).
 _ERROR_KINDS = {
@@ -26,6 +29,8 @@ _ERROR_KINDS = {
     "invalid_api_key": "auth",
     "not_found_error": "not_found",
     "context_length_exceeded": "context_overflow",
+    "exceed_context_size_error": "context_overflow",
+    "insufficient_quota": "quota",
 }
 
 
@@ -33,13 +38,27 @@ _json_decode = msgspec.json.decode  # several times faster than json.loads, once
 
 
 def decode(provider: str, data: str) -> dict[str, Any]:
-    """One event's JSON payload; an unreadable one is a server failure."""
+    """One event's JSON object; anything else is a `bad_response`."""
     try:
-        return _json_decode(data)
+        value = _json_decode(data)
     except msgspec.DecodeError:
         raise ProviderError(
-            "server", f"{provider}: unreadable stream event: {data[:200]}"
+            "bad_response", f"{provider}: unreadable stream event: {data[:200]}"
         ) from None
+    if not isinstance(value, dict):
+        raise ProviderError("bad_response", f"{provider}: a stream event that is not an object")
+    return value
+
+
+def string(value: object) -> str:
+    """A piece of text from the server; anything but a string is a malformed response."""
+    if not isinstance(value, str):
+        raise TypeError(f"expected text, got {type(value).__name__} {str(value)[:80]!r}")
+    return value
+
+
+# What reading a server's data raises when the data is not what its format promises.
+_MALFORMED = (KeyError, IndexError, TypeError, AttributeError, ValueError, UnicodeDecodeError)
 
 
 def stream_error(provider: str, error: dict[str, Any]) -> ProviderError:
@@ -48,7 +67,7 @@ def stream_error(provider: str, error: dict[str, Any]) -> ProviderError:
     code = error.get("code")
     status = code if isinstance(code, int) else None
     kind = classify_status(status or 500, message)
-    if kind != "context_overflow":
+    if kind not in ("context_overflow", "quota"):
         for name in (code, error.get("type")):
             if isinstance(name, str) and name in _ERROR_KINDS:
                 kind = _ERROR_KINDS[name]
@@ -63,16 +82,24 @@ def incomplete(provider: str) -> ProviderError:
     )
 
 
-def data_url(image: ImagePart) -> str:
-    """`image` as a base64 `data:` URL."""
-    return f"data:{image.media_type};base64,{image.data}"
+class NoCompat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A wire format without options."""
+
+
+class BearerCompat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The options every OpenAI-style format shares: how the key is sent."""
+
+    auth: Literal["bearer", "api-key"] = "bearer"  # `api-key: KEY` is Azure's header
 
 
 class HttpProvider:
     """What every HTTP wire format shares: the constructor, one pooled client, `aclose`.
 
-    `headers` go over the format's own (auth, version), names compared case-insensitively.
+    `headers` go over the format's own (auth, version), names compared case-insensitively;
+    `compat` is validated into the format's `Compat` struct.
     """
+
+    Compat: ClassVar[type[msgspec.Struct]] = NoCompat
 
     def __init__(
         self,
@@ -82,17 +109,81 @@ class HttpProvider:
         *,
         key_env: str | None = None,
         headers: dict[str, str] | None = None,
-        transport: httpx2.AsyncBaseTransport | None = None,
+        compat: Mapping[str, Any] | None = None,
+        transport: Transport | None = None,
     ) -> None:
         self.name = name
+        try:
+            self.compat: Any = msgspec.convert(dict(compat or {}), type=self.Compat)
+        except msgspec.ValidationError as exc:
+            raise ValueError(f'provider {name!r}: "compat": {exc}') from None
         extra = {k.lower(): v for k, v in (headers or {}).items()}
         self._http = HttpClient(
             name, base_url, self.auth_headers(api_key) | extra, key_env=key_env, transport=transport
         )
+        self._last_failure: tuple[bytes, str] | None = None  # (request, error) of a 500
+
+    @classmethod
+    def from_endpoint(cls, endpoint: Endpoint, transport: Any = None) -> HttpProvider:
+        """A provider for `endpoint` (the wire-format table's constructor)."""
+        return cls(
+            endpoint.name,
+            endpoint.base_url,
+            endpoint.api_key,
+            key_env=endpoint.key_env,
+            headers=endpoint.headers,
+            compat=endpoint.compat,
+            transport=transport,
+        )
+
+    def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
+        """The format's state machine over one response (each format implements it)."""
+        raise NotImplementedError
+
+    async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+        """The records of one response; data that breaks the format's promises (a missing
+        field, a number for text, bad UTF-8) is a `bad_response` naming the provider."""
+        records = self.records(request, exchange)
+        async with aclosing(records):
+            try:
+                async for record in records:
+                    yield record
+            except _MALFORMED as exc:
+                raise ProviderError(
+                    "bad_response",
+                    f"{self.name}: the response is not what the API promises "
+                    f"({type(exc).__name__}: {str(exc)[:200]})",
+                ) from exc
+
+    async def events(
+        self, path: str, body: dict[str, Any], exchange: Exchange
+    ) -> AsyncGenerator[tuple[str, str], None]:
+        """The server-sent events of one POST.
+
+        A server error (HTTP 500) answered twice with the same body to the same request is
+        deterministic — a third attempt cannot help — so the second one is not retryable.
+        """
+        sent = msgspec.json.encode(body)
+        try:
+            async for event in self._http.events(path, body, exchange):
+                yield event
+        except ProviderError as err:
+            failure = (sent, f"{err.status}:{err.message}")
+            if err.kind == "server" and err.status is not None:
+                if failure == self._last_failure:
+                    err.repeated = True
+                    err.message += " (the same answer to the same request twice: not retried)"
+                self._last_failure = failure
+            raise
+        self._last_failure = None
 
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
-        """`Authorization: Bearer`, or nothing without a key (local servers)."""
-        return {"authorization": f"Bearer {api_key}"} if api_key else {}
+        """`Authorization: Bearer` (or Azure's `api-key`), nothing without a key (local servers)."""
+        if not api_key:
+            return {}
+        if getattr(self.compat, "auth", "bearer") == "api-key":
+            return {"api-key": api_key}
+        return {"authorization": f"Bearer {api_key}"}
 
     async def aclose(self) -> None:
         """Release connections."""

@@ -146,7 +146,9 @@ def _doc_parts(doc: str) -> tuple[str, dict[str, str]]:
             params[last] = match.group(3).strip()
         elif last:
             params[last] += " " + line.strip()
-    return "\n".join(summary).strip(), params
+    # a docstring's hard wraps are not the model's business: lines join, paragraphs stay
+    paragraphs = "\n".join(summary).strip().split("\n\n")
+    return "\n\n".join(" ".join(p.split("\n")) for p in paragraphs), params
 
 
 def schema_from_signature(fn: Callable[..., Any]) -> tuple[str, dict[str, Any]]:

@@ -73,18 +73,13 @@ async def bash(
     *,
     ctx: ToolContext,
 ) -> ToolResponse | str:
-    """Run a shell command with bash in the working directory and return its output (stdout and
-    stderr together). There is no stdin; output over 50 KB or 2,000 lines keeps the end and saves
-    the whole to a file named in the notice; a non-zero exit status is an error. With
-    run_in_background the command becomes a job: the call returns its id at once, you are told
-    when it exits, and job_output shows its status and new output. Use run_in_background for
-    servers and watchers, and prefer the read, grep, find and ls tools over cat, grep, find and
-    ls in the shell.
+    """Run a bash command in the working directory, without stdin; returns stdout and stderr
+    (the last 2,000 lines or 50 KB, the rest saved to a file). run_in_background starts a job
+    for servers and watchers and returns its id; you are told when it exits; see jobs. Prefer
+    read, grep, find and ls over their shell forms.
 
     Args:
-        command: The command line to run.
-        timeout: Seconds before the command is killed (default 120).
-        run_in_background: Run it as a background job and return at once.
+        timeout: Seconds (default 120).
     """
     if not command.strip():
         raise ToolError("validation_error", "command is empty")
@@ -134,8 +129,8 @@ async def _background(command: str, ctx: ToolContext) -> str:
         raise os_error(exc, f"working directory {ctx.cwd}") from None
     return (
         f"Started background job {job.id}; its output goes to {job.output_path}. You will be "
-        f"told when it exits; job_output with job_id {job.id!r} shows its status and new output, "
-        "and job_kill stops it."
+        f"told when it exits; jobs with job_id {job.id!r} shows its status and new output, "
+        "and with kill stops it."
     )
 
 

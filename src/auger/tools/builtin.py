@@ -14,9 +14,8 @@ DEFAULT_TOOLS: tuple[str, ...] = (
     "grep",
     "find",
     "ls",
+    "jobs",
     "web_fetch",
-    "job_output",
-    "job_kill",
 )
 
 

@@ -239,19 +239,9 @@ async def edit(
     *,
     ctx: ToolContext,
 ) -> str:
-    """Edit a file by replacing exact text. Each edit's old_string must match exactly one place
-    in the file (or set replace_all); all edits are matched against the file as it was before
-    this call, and either all apply or none does. A near match that differs only in trailing
-    whitespace or in curly quotes, dashes or non-breaking spaces is accepted. Line endings and
-    a byte-order mark are kept. Returns a unified diff. Read the file first and copy old_string
-    from it, with enough surrounding lines to make it unique.
-
-    Args:
-        path: The file to edit, absolute or relative to the working directory.
-        edits: The replacements, each {old_string, new_string, replace_all?}.
-        old_string: For a single edit: the text to replace.
-        new_string: For a single edit: the text to put in its place.
-        replace_all: For a single edit: replace every occurrence.
+    """Replace exact text in a file and return the diff. old_string must match one place (or
+    set replace_all); several changes go in edits, each matched in the original, all or none.
+    Read the file first and copy old_string from it, with enough context to be unique.
     """
     requested = _requested(edits, old_string, new_string, replace_all)
     target = ctx.resolve(path)

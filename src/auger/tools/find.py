@@ -15,16 +15,8 @@ DEFAULT_LIMIT = 1000
 async def find(
     pattern: str, path: str | None = None, limit: int = DEFAULT_LIMIT, *, ctx: ToolContext
 ) -> str:
-    """Find files whose path matches a glob, such as "*.py" (at any depth), "src/**/*.ts" or
-    "*.{js,ts}". Prints the matching paths one a line, sorted, at most 1,000 by default; skips
-    `.git` and whatever .gitignore ignores, includes hidden files. Use grep to search inside
-    files, and ls to look at one directory.
-
-    Args:
-        pattern: The glob. Without a "/" it matches a file name at any depth; with one, a path
-            from the searched directory.
-        path: The directory to search (default: the working directory).
-        limit: The most paths to show.
+    """Find files by glob: "*.py" matches names at any depth, "src/**/*.ts" paths. Sorted, at
+    most 1,000; skips what .gitignore ignores.
     """
     if limit < 1:
         raise ToolError("validation_error", "limit must be at least 1")

@@ -144,20 +144,14 @@ async def grep(
     *,
     ctx: ToolContext,
 ) -> str:
-    """Search file contents for a regular expression (ripgrep syntax), under a directory or in
-    one file. Prints `path:line:text` for each matching line (and `path-line-text` for context
-    lines), files in path order, at most 100 matches by default. Skips binary files, `.git` and
-    whatever .gitignore ignores; includes hidden files. Narrow a broad search with path or glob
-    rather than raising the limit.
+    """Search file contents for a regex (ripgrep syntax): path:line:text per match, at most 100,
+    in path order; skips binaries and what .gitignore ignores. Narrow with path or glob.
 
     Args:
-        pattern: The regular expression to look for (a plain string when literal is true).
-        path: The directory or file to search (default: the working directory).
-        glob: Only search files whose path matches this glob, e.g. "*.py" or "src/**/*.ts".
-        ignore_case: Match without regard to case.
-        literal: Treat pattern as a plain string, not a regular expression.
-        context: How many lines to show before and after each match.
-        limit: The most matching lines to show.
+        path: Directory or file.
+        glob: e.g. "*.py" or "src/**/*.ts".
+        literal: pattern is plain text.
+        context: Lines around each match.
     """
     if limit < 1 or context < 0:
         raise ToolError("validation_error", "limit must be at least 1 and context at least 0")

@@ -1,4 +1,5 @@
-"""Background jobs: shell commands that keep running while the conversation goes on.
+"""Background jobs: shell commands that keep running while the conversation goes on, and the
+`jobs` tool that lists, reads and stops them.
 
 A Runtime owns one `Jobs` registry and passes it to tools as `ToolContext.jobs`. Each job runs in
 its own process group with its output in a file under a temp directory the registry owns. At every
@@ -15,9 +16,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from auger.records import JobExit
-from auger.tools.base import ToolContext, ToolError
+from auger.tools.base import ToolContext, ToolError, tool
 from auger.tools.truncate import MAX_BYTES, format_size, tail
 
 KILL_GRACE = 0.5  # seconds between SIGTERM and SIGKILL
@@ -201,7 +203,7 @@ class Jobs:
             how = exit_text(-e.signal if e.signal is not None else e.exit_status or 0)
             lines.append(
                 f"Background job {e.job_id} {how} after {e.duration:.1f}s: {e.command}\n"
-                f"Its output is in {e.output_path} (job_output with job_id {e.job_id!r} shows "
+                f"Its output is in {e.output_path} (jobs with job_id {e.job_id!r} shows "
                 "what you have not seen yet)."
             )
         return "\n".join(lines)
@@ -237,3 +239,28 @@ def find_job(ctx: ToolContext, job_id: str) -> tuple[Jobs, Job]:
     if job is None:
         raise ToolError("not_found", f"no background job {job_id!r}.\n{jobs.summary()}")
     return jobs, job
+
+
+async def jobs(job_id: str | None = None, kill: bool = False, *, ctx: ToolContext) -> str:
+    """Background jobs from bash: without job_id, list them; with it, show that job's status and
+    the output it printed since you last looked (not in a polling loop); with kill, stop it and
+    everything it started.
+    """
+    if job_id is None:
+        if kill:
+            raise ToolError("validation_error", "kill needs the job_id of the job to stop")
+        return session_jobs(ctx).summary()
+    registry, job = find_job(ctx, job_id)
+    if not kill:
+        return registry.output(job)
+    running = job.process.returncode is None
+    status = await registry.stop(job)
+    return f"Stopped: {status}" if running else f"Already ended: {status}"
+
+
+TOOL = tool(jobs)
+
+
+def extension(g: Any) -> None:
+    """Registers `jobs`."""
+    g.tool(TOOL)

@@ -13,13 +13,8 @@ DEFAULT_LIMIT = 500
 
 
 async def ls(path: str | None = None, limit: int = DEFAULT_LIMIT, *, ctx: ToolContext) -> str:
-    """List a directory's entries, sorted by name, directories marked with a trailing "/". Skips
-    `.git` and whatever .gitignore ignores (saying how many), includes hidden files; at most 500
-    entries by default. Use find to look for files at any depth.
-
-    Args:
-        path: The directory to list (default: the working directory).
-        limit: The most entries to show.
+    """List a directory, directories marked "/", at most 500 entries; skips what .gitignore
+    ignores.
     """
     if limit < 1:
         raise ToolError("validation_error", "limit must be at least 1")

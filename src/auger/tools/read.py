@@ -28,15 +28,12 @@ def image_type(data: bytes) -> str | None:
 async def read(
     path: str, offset: int | None = None, limit: int | None = None, *, ctx: ToolContext
 ) -> ToolResponse | str:
-    """Read a file. Text comes back with line numbers (`cat -n` style), at most 2,000 lines or
-    50 KB per call, with a notice saying how to continue; png, jpg, gif and webp files come back as
-    images. To see a large file, page through it with offset and limit rather than re-reading it
-    from the start.
+    """Read a file: numbered lines, at most 2,000 lines or 50 KB a call (then page on with
+    offset and limit); png, jpg, gif and webp files come back as images.
 
     Args:
-        path: The file to read, absolute or relative to the working directory.
-        offset: The line number to start at (1-based).
-        limit: How many lines to read at most.
+        offset: First line, from 1.
+        limit: Most lines.
     """
     target = ctx.resolve(path)
     shown = display(target, ctx.cwd)

@@ -46,11 +46,10 @@ def _decode(body: bytes, content_type: str) -> str:
 
 
 async def web_fetch(url: str, *, ctx: ToolContext) -> str:
-    """Fetch a web page (http or https) and return it as Markdown: HTML is converted, plain
-    text and Markdown come back as they are. Long pages are cut at 50 KB.
+    """Fetch a web page as Markdown (cut at 50 KB).
 
     Args:
-        url: The page's full URL, e.g. https://example.com/docs.
+        url: A full http(s) URL.
     """
     from auger.llm.http import FetchError, get  # the HTTP client only when a page is fetched
 
@@ -61,7 +60,7 @@ async def web_fetch(url: str, *, ctx: ToolContext) -> str:
         "accept": "text/html, application/xhtml+xml, text/markdown, text/plain;q=0.9, */*;q=0.1",
     }
     try:
-        page = await get(url, headers=headers, max_bytes=MAX_DOWNLOAD)
+        page = await get(url, headers=headers, max_bytes=MAX_DOWNLOAD, env=ctx.env)
     except FetchError as exc:
         raise ToolError("network", f"cannot fetch {url}: {exc}") from None
     if page.status >= 400:

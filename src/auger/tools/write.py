@@ -33,14 +33,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 async def write(path: str, content: str, *, ctx: ToolContext) -> ToolResponse | str:
-    """Write a file, creating it and its parent directories if needed and replacing what was
-    there. To change part of an existing file, prefer edit: it is shorter and cannot lose the
-    rest of the file.
-
-    Args:
-        path: The file to write, absolute or relative to the working directory.
-        content: The whole new content of the file.
-    """
+    """Create or overwrite a file, and its parent directories. Prefer edit to change part of one."""
     target = ctx.resolve(path)
     shown = display(target, ctx.cwd)
     if target.is_dir():

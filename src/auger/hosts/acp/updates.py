@@ -53,11 +53,10 @@ ToolKind = Literal[
 TOOL_KINDS: dict[str, ToolKind] = {
     "read": "read",
     "ls": "read",
-    "job_output": "read",
     "write": "edit",
     "edit": "edit",
     "bash": "execute",
-    "job_kill": "execute",
+    "jobs": "execute",
     "grep": "search",
     "find": "search",
 }

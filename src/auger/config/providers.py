@@ -1,0 +1,118 @@
+"""The built-in providers: rows of settings over the wire-format table (`auger.llm.formats`).
+
+Each row is what a user would otherwise write under `"providers"` in settings.json: the wire
+format, the documented base URL, the key variable the provider's own SDKs read, and the variable
+that moves the base URL (a proxy, or a test's local server). Settings merge over a row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_LOCAL = "no key: a server on this machine"
+
+BUILTIN: dict[str, dict[str, Any]] = {
+    "anthropic": {
+        "api": "messages",
+        "base_url": "https://api.anthropic.com",
+        "api_key_env": "ANTHROPIC_API_KEY",
+        "base_url_env": "ANTHROPIC_BASE_URL",
+    },
+    "openai": {
+        "api": "responses",
+        "base_url": "https://api.openai.com/v1",
+        "api_key_env": "OPENAI_API_KEY",
+        "base_url_env": "OPENAI_BASE_URL",
+    },
+    "google": {  # Gemini's OpenAI-compatible endpoint
+        "api": "chat-completions",
+        "base_url": "https://generativelanguage.googleapis.com/v1beta/openai",
+        "api_key_env": "GEMINI_API_KEY",
+        "base_url_env": "GEMINI_BASE_URL",
+    },
+    "openrouter": {
+        "api": "chat-completions",
+        "base_url": "https://openrouter.ai/api/v1",
+        "api_key_env": "OPENROUTER_API_KEY",
+        "base_url_env": "OPENROUTER_BASE_URL",
+    },
+    "deepseek": {
+        "api": "chat-completions",
+        "base_url": "https://api.deepseek.com",
+        "api_key_env": "DEEPSEEK_API_KEY",
+        "base_url_env": "DEEPSEEK_BASE_URL",
+        "compat": {"reasoning_content": True},
+    },
+    "mistral": {
+        "api": "chat-completions",
+        "base_url": "https://api.mistral.ai/v1",
+        "api_key_env": "MISTRAL_API_KEY",
+        "base_url_env": "MISTRAL_BASE_URL",
+        "compat": {"tool_call_ids": "mistral"},
+    },
+    "xai": {
+        "api": "chat-completions",
+        "base_url": "https://api.x.ai/v1",
+        "api_key_env": "XAI_API_KEY",
+        "base_url_env": "XAI_BASE_URL",
+    },
+    "groq": {
+        "api": "chat-completions",
+        "base_url": "https://api.groq.com/openai/v1",
+        "api_key_env": "GROQ_API_KEY",
+        "base_url_env": "GROQ_BASE_URL",
+        "compat": {"max_tokens_field": "max_completion_tokens"},
+    },
+    "cerebras": {
+        "api": "chat-completions",
+        "base_url": "https://api.cerebras.ai/v1",
+        "api_key_env": "CEREBRAS_API_KEY",
+        "base_url_env": "CEREBRAS_BASE_URL",
+        "compat": {"max_tokens_field": "max_completion_tokens"},
+    },
+    "together": {
+        "api": "chat-completions",
+        "base_url": "https://api.together.xyz/v1",
+        "api_key_env": "TOGETHER_API_KEY",
+        "base_url_env": "TOGETHER_BASE_URL",
+    },
+    "fireworks": {
+        "api": "chat-completions",
+        "base_url": "https://api.fireworks.ai/inference/v1",
+        "api_key_env": "FIREWORKS_API_KEY",
+        "base_url_env": "FIREWORKS_BASE_URL",
+    },
+    "azure": {  # the v1 API: https://RESOURCE.openai.azure.com/openai/v1, no api-version
+        "api": "chat-completions",
+        "api_key_env": "AZURE_OPENAI_API_KEY",
+        "base_url_env": "AZURE_OPENAI_BASE_URL",
+        "base_url_hint": "https://YOUR-RESOURCE.openai.azure.com/openai/v1",
+        "compat": {"max_tokens_field": "max_completion_tokens", "auth": "api-key"},
+    },
+    "ollama": {
+        "api": "chat-completions",
+        "base_url": "http://localhost:11434/v1",
+        "base_url_env": "OLLAMA_BASE_URL",
+    },
+    "lmstudio": {
+        "api": "chat-completions",
+        "base_url": "http://localhost:1234/v1",
+        "base_url_env": "LMSTUDIO_BASE_URL",
+    },
+    "vllm": {
+        "api": "chat-completions",
+        "base_url": "http://localhost:8000/v1",
+        "base_url_env": "VLLM_BASE_URL",
+    },
+    "llama.cpp": {
+        "api": "chat-completions",
+        "base_url": "http://localhost:8080/v1",
+        "base_url_env": "LLAMA_CPP_BASE_URL",
+        "compat": {"reasoning_content": True},
+    },
+}
+
+
+def key_hint(row: dict[str, Any]) -> str:
+    """What a provider needs to be used: its key variable, or that it needs none."""
+    return str(row.get("api_key_env") or _LOCAL)

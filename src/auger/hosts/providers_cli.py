@@ -1,0 +1,129 @@
+"""`auger models [--provider P]`, `auger login PROVIDER` and `auger logout PROVIDER`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from auger.config.credentials import remove_credential, save_credential
+from auger.config.errors import ConfigError
+from auger.config.paths import auger_home, display
+from auger.config.providers import BUILTIN, key_hint
+from auger.config.settings import load_settings
+
+MODELS_USAGE = "usage: auger models [--provider PROVIDER]"
+LOGIN_USAGE = "usage: auger login PROVIDER   (the key is read from stdin, or asked for)"
+LOGOUT_USAGE = "usage: auger logout PROVIDER"
+
+
+def _help(args: list[str], usage: str, text: str, out: TextIO) -> bool:
+    """Answer `--help`: whether `args` asked for it."""
+    if args[:1] not in (["-h"], ["--help"]):
+        return False
+    out.write(f"{usage}\n\n{text}\n")
+    return True
+
+
+def _price(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """List the catalog's models: limits, prices per million tokens, thinking style."""
+    from auger.llm.catalog import blocks, lookup
+
+    if _help(args, MODELS_USAGE, "List the catalog's models: limits, prices, thinking.", out):
+        return 0
+    provider: str | None = None
+    if args[:1] == ["--provider"] and len(args) == 2:
+        provider = args[1]
+    elif args:
+        err.write(f"auger: unexpected {args[0]!r}\n{MODELS_USAGE}\n")
+        return 2
+    catalog = blocks()
+    if provider is not None and provider not in catalog:
+        known = ", ".join(sorted(catalog))
+        err.write(f"auger: no models listed for {provider!r} — the catalog has {known}\n")
+        return 2
+    out.write(
+        f"{'model':<32} {'context':>9} {'output':>7}  in/out/cache read/write $/M  thinking\n"
+    )
+    for name, block in sorted(catalog.items()):
+        if provider not in (None, name):
+            continue
+        for model_name in sorted(block.models):
+            m = lookup(name, model_name, "")
+            p = m.pricing
+            prices = (
+                "unpriced"
+                if p is None
+                else "/".join(_price(v) for v in (p.input, p.output, p.cache_read, p.cache_write))
+            )
+            thinking = m.thinking or ("yes" if m.reasoning else "-")
+            out.write(
+                f"{m.id:<32} {m.context_window:>9,} {m.max_output:>7,}  {prices:<28} {thinking}\n"
+            )
+        aliases = ", ".join(f"{a} → {t}" for a, t in sorted(block.aliases.items()))
+        note = f"  aliases: {aliases}\n" if aliases else ""
+        out.write(f"{note}  checked {block.checked}: {', '.join(block.sources)}\n")
+    return 0
+
+
+def _key_env(provider: str, settings: Mapping[str, Any]) -> str:
+    declared = settings.get("providers") or {}
+    row = {**BUILTIN.get(provider, {}), **(declared.get(provider) or {})}
+    if not row:
+        known = ", ".join(sorted(BUILTIN))
+        raise ConfigError(f"unknown provider {provider!r} — one of {known}")
+    env_var = row.get("api_key_env")
+    if not env_var:
+        raise ConfigError(f"{provider} needs no key ({key_hint(row)})")
+    return str(env_var)
+
+
+def login_main(args: list[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    """Store a provider's key in auth.json (0600): from stdin, or asked for without echo."""
+    if _help(args, LOGIN_USAGE, "Keep a provider's API key in ~/.auger/auth.json (0600).", out):
+        return 0
+    if len(args) != 1:
+        sys.stderr.write(LOGIN_USAGE + "\n")
+        return 2
+    home = auger_home(os.environ)
+    try:
+        env_var = _key_env(args[0], load_settings(home, Path.cwd()))
+    except ConfigError as exc:
+        sys.stderr.write(f"auger: {exc}\n")
+        return 2
+    if stdin.isatty():
+        import getpass
+
+        key = getpass.getpass(f"{env_var}: ")
+    else:
+        key = stdin.readline()
+    if not key.strip():
+        sys.stderr.write("auger: no key given — nothing was saved\n")
+        return 2
+    path = save_credential(home, env_var, key.strip())
+    out.write(f"saved {env_var} to {display(path)}\n")
+    return 0
+
+
+def logout_main(args: list[str], out: TextIO = sys.stdout) -> int:
+    """Forget a provider's key in auth.json."""
+    if _help(args, LOGOUT_USAGE, "Forget a provider's API key kept in ~/.auger/auth.json.", out):
+        return 0
+    if len(args) != 1:
+        sys.stderr.write(LOGOUT_USAGE + "\n")
+        return 2
+    home = auger_home(os.environ)
+    try:
+        env_var = _key_env(args[0], load_settings(home, Path.cwd()))
+    except ConfigError as exc:
+        sys.stderr.write(f"auger: {exc}\n")
+        return 2
+    removed = remove_credential(home, env_var)
+    out.write(f"removed {env_var}\n" if removed else f"no {env_var} was saved\n")
+    return 0

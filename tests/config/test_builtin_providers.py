@@ -1,0 +1,91 @@
+"""Every built-in provider works with nothing but its key set, on its documented URL path."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import pytest
+
+from auger.config.errors import ConfigError
+from auger.config.models import build_provider, provider_config, resolve_model
+from auger.config.providers import BUILTIN
+from auger.llm.messages import UserMessage
+from auger.llm.provider import PassThrough, Request
+from auger.llm.records import TextDone
+from support.server import FakeServer, Reply
+from support.strict import Step, chat_reply, messages_reply, responses_reply
+
+ENDPOINT = {"messages": "/v1/messages", "responses": "/responses"}
+DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-in must see)
+    "anthropic": "https://api.anthropic.com",
+    "openai": "https://api.openai.com/v1",
+    "google": "https://generativelanguage.googleapis.com/v1beta/openai",
+    "openrouter": "https://openrouter.ai/api/v1",
+    "deepseek": "https://api.deepseek.com",
+    "mistral": "https://api.mistral.ai/v1",
+    "xai": "https://api.x.ai/v1",
+    "groq": "https://api.groq.com/openai/v1",
+    "cerebras": "https://api.cerebras.ai/v1",
+    "together": "https://api.together.xyz/v1",
+    "fireworks": "https://api.fireworks.ai/inference/v1",
+    "azure": "https://YOUR-RESOURCE.openai.azure.com/openai/v1",
+    "ollama": "http://localhost:11434/v1",
+    "lmstudio": "http://localhost:1234/v1",
+    "vllm": "http://localhost:8000/v1",
+    "llama.cpp": "http://localhost:8080/v1",
+}
+
+
+def _reply(api: str) -> bytes:
+    step = Step("hi")
+    if api == "messages":
+        return messages_reply(step, "t", "sig", 1)
+    if api == "responses":
+        return responses_reply(step, "t", "gAAAA", 1)
+    return chat_reply(step, "t", None, 1)
+
+
+def test_every_builtin_is_documented_here() -> None:
+    assert set(BUILTIN) == set(DOCUMENTED)
+    for name, row in BUILTIN.items():
+        assert row.get("base_url", row.get("base_url_hint")) == DOCUMENTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+async def test_a_builtin_provider_needs_only_its_key(name: str) -> None:
+    row = BUILTIN[name]
+    prefix = urlparse(DOCUMENTED[name]).path
+    with FakeServer() as server:
+        server.queue(Reply(body=_reply(row["api"])))
+        env = {row["base_url_env"]: server.url + prefix}
+        if "api_key_env" in row:
+            env[row["api_key_env"]] = "sk-only-this"
+        config = provider_config(name, env, {})
+        provider = build_provider(config)
+        request = Request(resolve_model(f"{name}/m", config), "", (UserMessage.of("hi"),))
+        try:
+            records = [r async for r in provider.stream(request, PassThrough())]
+        finally:
+            await provider.aclose()
+        seen = server.requests[0]
+    assert TextDone("hi") in records
+    assert seen.path == prefix.rstrip("/") + ENDPOINT.get(row["api"], "/chat/completions")
+    if "api_key_env" in row:
+        sent = seen.headers.get("x-api-key") or seen.headers.get("api-key")
+        sent = sent or seen.headers["authorization"].removeprefix("Bearer ")
+        assert sent == "sk-only-this"
+    else:
+        assert "authorization" not in seen.headers
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in BUILTIN.items() if "api_key_env" in r))
+def test_a_builtin_provider_without_its_key_names_the_variable(name: str) -> None:
+    row = BUILTIN[name]
+    env = {row["base_url_env"]: "http://127.0.0.1:9/v1"}
+    with pytest.raises(ConfigError, match=f"set {row['api_key_env']}"):
+        build_provider(provider_config(name, env, {}))
+
+
+def test_azure_without_a_resource_url_says_what_to_set() -> None:
+    with pytest.raises(ConfigError, match=r"AZURE_OPENAI_BASE_URL .*openai\.azure\.com/openai/v1"):
+        provider_config("azure", {"AZURE_OPENAI_API_KEY": "k"}, {})

@@ -1,0 +1,146 @@
+"""Multi-step tool loops through `auger -p --json` against a server that enforces each format's
+documented rules (tests/support/strict.py): no 400, no lost reasoning, across a malformed tool
+call, an edited AGENTS.md and a model switch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.cli import Project, json_lines
+from support.server import FakeServer, Reply
+from support.strict import Step, StrictServer
+
+LOOP = [
+    Step(tool="read", arguments='{"path": "notes.txt"}'),
+    Step(tool="read", arguments='{"path": "notes.txt"'),  # cut short: not JSON
+    Step(text="The file says hello."),
+]
+CASES = [
+    ("messages", ""),
+    ("responses", ""),
+    ("chat-completions", "deepseek"),
+    ("chat-completions", "gemini"),
+    ("chat-completions", "openai"),
+]
+_COMPAT = {
+    "deepseek": {"reasoning_content": True},
+    "openai": {"max_tokens_field": "max_completion_tokens"},
+}
+
+
+def configure(project: Project, server: StrictServer) -> None:
+    base = server.url if server.api == "messages" else f"{server.url}/v1"
+    models = {name: {"reasoning": True} for name in ("test-model", "other-model")}
+    provider: dict[str, Any] = {"api": server.api, "base_url": base, "api_key_env": "LOCAL_KEY"}
+    provider |= {"models": models, "compat": _COMPAT.get(server.rules, {})}
+    project.settings(
+        {
+            "model": "local/test-model",
+            "providers": {"local": provider},
+            "retry": {"base_delay": 0.01},
+        }
+    )
+    project.env["LOCAL_KEY"] = "sk-local-test"
+    (project.root / "notes.txt").write_text("hello from notes\n")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project.make(tmp_path)
+
+
+def _run(project: Project, *args: str) -> list[dict[str, Any]]:
+    result = project.run("-p", "--json", "--reasoning", "medium", *args)
+    assert result.returncode == 0, result.stderr + result.stdout[-2000:]
+    return json_lines(result.stdout)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("api", "rules"), CASES, ids=[f"{a}-{r}" for a, r in CASES])
+def test_a_tool_loop_with_a_malformed_call_keeps_its_reasoning(
+    project: Project, api: str, rules: str
+) -> None:
+    with StrictServer(api, LOOP, rules=rules) as server:
+        configure(project, server)
+        records = _run(project, "read notes.txt")
+        assert server.violations == []
+        assert len(server.requests) == 3
+        # every reasoning the server needs came back on every later step (OpenAI's needs none)
+        assert server.returned == ([0, 0, 0] if rules == "openai" else [0, 1, 2])
+        last = json.dumps(server.requests[-1].body)
+    assert "hello from notes" in last  # the first call ran
+    assert "are not a JSON object" in last  # the model is told its second call was malformed
+    assert records[-1]["stop_reason"] == "completed"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", ["messages", "responses"])
+def test_an_edited_agents_md_and_a_model_switch_drop_only_what_cannot_be_sent(
+    project: Project, api: str
+) -> None:
+    steps = [*LOOP[::2], Step(text="Again."), Step(text="Switched.")]
+    with StrictServer(api, steps) as server:
+        configure(project, server)
+        _run(project, "read notes.txt")
+        (project.root / "AGENTS.md").write_text("Answer in French.\n")
+        _run(project, "-c", "once more")
+        _run(project, "-c", "--model", "local/other-model", "and again")
+        assert server.violations == []
+        assert len(server.requests) == 4
+    if api == "messages":  # signed thinking of an earlier prefix or model is not sent
+        assert server.returned[2:] == [0, 0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", ["messages", "responses"])
+def test_new_tools_and_a_compaction_drop_only_what_cannot_be_sent(
+    project: Project, api: str
+) -> None:
+    steps = [*LOOP[::2], Step(text="Fewer tools."), Step(text="Summary."), Step(text="Compacted.")]
+    with StrictServer(api, steps) as server:
+        configure(project, server)
+        _run(project, "--tools", "read,ls", "read notes.txt")
+        _run(project, "-c", "more tools now")  # every bundled tool: the tools changed
+        settings = json.loads((project.home / "settings.json").read_text())
+        model = settings["providers"]["local"]["models"]["test-model"]
+        model["context_window"] = 100_000
+        settings["compaction"] = {"reserve_tokens": 99_995, "keep_recent_tokens": 1}
+        project.settings(settings)
+        records = _run(project, "-c", "and now compact")
+        assert server.violations == []
+        assert len(server.requests) == 5
+    assert any(r["type"] == "compact" for r in records)
+    if api == "messages":  # thinking bound to the old tools or the compacted history is not sent
+        assert server.returned[2:] == [0, 0, 0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", ["messages", "responses"])
+def test_a_continued_session_sends_back_what_is_still_valid(project: Project, api: str) -> None:
+    with StrictServer(api, [*LOOP[::2], Step(text="Again.")]) as server:
+        configure(project, server)
+        _run(project, "read notes.txt")
+        _run(project, "-c", "once more")  # nothing changed: the saved reasoning is still valid
+        assert server.violations == []
+        assert server.returned == [0, 1, 2]
+
+
+def test_the_same_server_error_twice_is_not_tried_a_third_time(project: Project) -> None:
+    broken = json.dumps({"error": {"message": "Failed to parse tool call arguments as JSON"}})
+    with FakeServer() as server:
+        server.queue(*[Reply(500, broken.encode()) for _ in range(3)])
+        project.settings(
+            {
+                "model": "local/m",
+                "providers": {"local": {"api": "chat-completions", "base_url": server.url + "/v1"}},
+                "retry": {"base_delay": 0.01},
+            }
+        )
+        result = project.run("-p", "hi")
+        assert len(server.requests) == 2
+    assert result.returncode == 1
+    assert "the same answer to the same request twice" in result.stderr

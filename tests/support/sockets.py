@@ -1,0 +1,89 @@
+"""Raw asyncio servers on 127.0.0.1 for transport tests: a handler per connection, a proxy."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import Awaitable, Callable
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+class Server:
+    """An asyncio TCP server on 127.0.0.1 running `handler` per connection, counting them."""
+
+    def __init__(self, handler: Handler, tls: ssl.SSLContext | None = None) -> None:
+        self.handler = handler
+        self.tls = tls
+        self.connections = 0
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> Server:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.tls)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        try:
+            await self.handler(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass  # the client left, or the test is over
+        finally:
+            writer.close()
+            self._tasks.discard(task)
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks)
+        await self._server.wait_closed()
+
+
+async def read_request(reader: asyncio.StreamReader) -> bytes:
+    """One request's head and content-length body; `b""` when the client closed."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":", 1)[1])
+    return head + await reader.readexactly(length)
+
+
+class Proxy:
+    """A forward proxy: CONNECT tunnels and absolute-form requests, with what it was asked."""
+
+    def __init__(self) -> None:
+        self.heads: list[bytes] = []
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        method, target, _ = head.split(b"\r\n", 1)[0].decode().split(" ")
+        if method == "CONNECT":
+            host, port = target.rsplit(":", 1)
+            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            rest = b""
+        else:
+            authority = target.split("/")[2]
+            host, port = authority.rsplit(":", 1)
+            rest = head.replace(target.encode(), b"/" + target.split("/", 3)[3].encode(), 1)
+        up_reader, up_writer = await asyncio.open_connection(host, int(port))
+        up_writer.write(rest)
+        self.heads.append(head)
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            while data := await src.read(65536):
+                dst.write(data)
+                await dst.drain()
+            dst.close()
+
+        try:
+            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        finally:
+            up_writer.close()
