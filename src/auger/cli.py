@@ -13,7 +13,20 @@ if TYPE_CHECKING:
 _OUTPUT_ERRORS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 """Write errors that mean stdout stopped taking output (a closed pipe, a full disk)."""
 
-USAGE = "usage: auger [-p] [--json] [--model PROVIDER/NAME] [options] [PROMPT ...]"
+USAGE = "usage: auger [-p] [--model PROVIDER/NAME] [options] [PROMPT ...] | auger COMMAND ..."
+
+# Every subcommand, one entry each: name -> ("module:function", one line for `auger --help`).
+# The function takes the remaining argv and returns the exit status; it answers `--help`.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "sessions": ("auger.hosts.manage:sessions", "list saved sessions"),
+    "trust": ("auger.hosts.manage:trust", "trust a project, so its extensions and hooks may run"),
+    "models": ("auger.hosts.providers_cli:models_main", "list the catalog's models and prices"),
+    "login": ("auger.hosts.providers_cli:login_main", "keep a provider's API key in auth.json"),
+    "logout": ("auger.hosts.providers_cli:logout_main", "forget a provider's API key"),
+    "acp": ("auger.hosts.acp:main", "serve an editor over the Agent Client Protocol"),
+    "rpc": ("auger.hosts.rpc:main", "JSONL commands on stdin, records on stdout"),
+    "batch": ("auger.hosts.batch:main", "run many tasks at once, locally or on Ray"),
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("auger: the working directory no longer exists; cd to one that does\n")
         return 2
     try:
-        code = _run(args)
+        code = _dispatch(args)
         sys.stdout.flush()  # here, where a closed pipe is handled, not at interpreter exit
         return code
     except OSError as exc:
@@ -45,44 +58,80 @@ def main(argv: list[str] | None = None) -> int:
         return stdout_failed(exc)
 
 
+def _dispatch(args: list[str]) -> int:
+    if args and args[0] in SUBCOMMANDS:
+        from importlib import import_module
+
+        module, _, function = SUBCOMMANDS[args[0]][0].partition(":")
+        return int(getattr(import_module(module), function)(args[1:]))
+    mistyped = _mistyped(args[0]) if args else None
+    if mistyped:
+        sys.stderr.write(f"auger: unknown command {args[0]!r} — did you mean {mistyped!r}?\n")
+        return 2
+    return _run(args)
+
+
+def _mistyped(word: str) -> str | None:
+    """The subcommand `word` is most likely a typo of, if it is a lone word close to one."""
+    if not word.isalpha():
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(word.lower(), SUBCOMMANDS, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _commands_help() -> str:
+    width = max(map(len, SUBCOMMANDS))
+    rows = "\n".join(f"  {name:<{width}}  {text}" for name, (_, text) in SUBCOMMANDS.items())
+    return f"commands (auger COMMAND --help for each):\n{rows}"
+
+
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     from auger._version import __version__
     from auger.hosts.launch import add_options, parser
 
     p = parser("auger", USAGE.removeprefix("usage: "), "A coding agent you own.")
+    p.epilog = _commands_help()
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument("prompt", nargs="*", help="the prompt (read from stdin when absent)")
     p.add_argument("-p", "--print", action="store_true", help="run one prompt and print the reply")
-    p.add_argument("--json", action="store_true", help="with -p: print every record as NDJSON")
+    add_print_options(p)
     add_options(p)
     p.add_argument("-V", "--version", action="version", version=f"auger {__version__}")
     return p
 
 
+def add_print_options(p: argparse.ArgumentParser) -> None:
+    """How `-p` prints: text, the final text only, one JSON object, or NDJSON records."""
+    p.add_argument("--json", action="store_true", help="with -p: every record as NDJSON")
+    p.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        help="with -p: text (default), one final JSON object, or stream-json (= --json)",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="with -p: the final text only")
+    p.add_argument(
+        "-i",
+        "--image",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="with -p: attach an image to the prompt",
+    )
+
+
 def _run(args: list[str]) -> int:
-    if args[:1] == ["trust"]:
-        return _trust(args[1:])
-    if args[:1] == ["sessions"]:
-        return _sessions(args[1:])
-    if args[:1] in (["models"], ["login"], ["logout"]):
-        from auger.hosts import providers_cli
-
-        return getattr(providers_cli, f"{args[0]}_main")(args[1:])
-    if args[:1] == ["acp"]:
-        from auger.hosts.acp import main as acp
-
-        return acp(args[1:])
-    if args[:1] == ["batch"]:
-        from auger.hosts.batch import main as batch
-
-        return batch(args[1:])
-    if args[:1] == ["rpc"]:
-        from auger.hosts.rpc import main as rpc
-
-        return rpc(args[1:])
     from auger.hosts.launch import check
 
     p = _parser()
     opts = check(p, p.parse_args(args))
+    if opts.resume == "" and not (opts.print is False and _tty()):
+        from auger.hosts.manage import sessions
+
+        return sessions([])  # `-r` without an id, outside a terminal: which ones there are
     if not opts.print:  # the interactive terminal (imported only on this path)
         from auger.hosts.terminal.app import run_terminal
 
@@ -96,89 +145,13 @@ def _run(args: list[str]) -> int:
     if not prompt.strip():
         sys.stderr.write("auger: empty prompt — pass it as an argument or on stdin\n")
         return 2
-    return _headless(opts, prompt)
+    from auger.hosts.headless import main as headless
+
+    return headless(opts, prompt)
 
 
-def _trust(args: list[str]) -> int:
-    import os
-    from pathlib import Path
-
-    from auger.config.paths import auger_home, display
-    from auger.extensions.trust import TrustStore
-
-    if len(args) > 1:
-        sys.stderr.write("auger: usage: auger trust [PROJECT_DIR]\n")
-        return 2
-    project = Path(args[0] if args else os.getcwd()).resolve()
-    if not project.is_dir():
-        sys.stderr.write(f"auger: {args[0]} is not a directory\n")
-        return 2
-    TrustStore(auger_home(os.environ)).trust(project)
-    sys.stdout.write(f"trusted {display(project)}: its .auger/extensions will load\n")
-    return 0
-
-
-def _sessions(args: list[str]) -> int:
-    import json
-    import os
-    import time
-    from pathlib import Path
-
-    from auger.config.paths import auger_home
-    from auger.session.paths import list_sessions
-
-    unknown = [a for a in args if a not in ("--all", "--json")]
-    if unknown:
-        sys.stderr.write(
-            f"auger: unknown option {unknown[0]}\nusage: auger sessions [--all] [--json]\n"
-        )
-        return 2
-    cwd = None if "--all" in args else Path(os.getcwd())
-    summaries = list_sessions(auger_home(os.environ), cwd)
-    if "--json" in args:
-        sys.stdout.writelines(json.dumps(s.to_dict()) + "\n" for s in summaries)
-        return 0
-    if not summaries:
-        sys.stdout.write(
-            "No saved sessions" + ("." if cwd is None else " in this directory.") + "\n"
-        )
-        return 0
-    now = time.time()
-    for s in summaries:
-        cost = "" if s.cost is None else f"  ${s.cost:.4f}"
-        title = (s.name or s.title or "(untitled)")[:60]
-        where = f"  {s.cwd}" if cwd is None else ""
-        line = f"{s.id}  {_age(now - s.modified):>4}  {s.messages:>4} msgs{cost}  {title}{where}"
-        sys.stdout.write(line + "\n")
-    return 0
-
-
-def _age(seconds: float) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit}"
-    return "now"
-
-
-def _headless(opts: argparse.Namespace, prompt: str) -> int:
-    import asyncio
-    import os
-    from pathlib import Path
-
-    from auger.config.errors import ConfigError
-    from auger.hosts.headless import HeadlessHost, run_print
-    from auger.hosts.launch import build_runtime
-
-    async def run() -> int:
-        try:
-            runtime = await build_runtime(opts, HeadlessHost(), Path(os.getcwd()))
-        except ConfigError as exc:
-            sys.stderr.write(f"auger: {exc}\n")
-            return 2
-        out, err = sys.stdout.buffer, sys.stderr
-        return await run_print(runtime, prompt, json_mode=opts.json, out=out, err=err)
-
-    return asyncio.run(run())
+def _tty() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from auger.extensions.source import Source, from_file
 from auger.extensions.trust import TrustStore
 from auger.host import Host
 from auger.session.paths import find_session, latest_session
-from auger.session.store import SessionError, SessionFile
+from auger.session.store import SessionError, SessionFile, SessionHeader
 
 ENTRY_POINT_GROUP = "auger.extensions"
 
@@ -138,13 +138,18 @@ async def discover(
 def open_session(
     home: Path, cwd: Path, *, continue_: bool, resume: str | None, path: str | None
 ) -> SessionFile | None:
-    """The session `--session PATH`, `-r ID` or `-c` names (`None`: start a new one).
+    """The session `--session PATH` (created when missing), `-r ID` or `-c` names (`None`:
+    start a new one).
 
     A missing, ambiguous or unreadable session is a `ConfigError`.
     """
     try:
         if path:
-            return SessionFile.open((cwd / path).expanduser())
+            target = (cwd / path).expanduser()
+            if not target.exists():  # a new session at that path, written from its first entry
+                header = SessionHeader(id=os.urandom(6).hex(), cwd=str(cwd))
+                return SessionFile.create(target, header)
+            return SessionFile.open(target)
         if resume:
             return SessionFile.open(find_session(home, cwd, resume))
         if continue_:

@@ -16,6 +16,7 @@ import msgspec
 
 from auger.bus import Bus
 from auger.config.credentials import with_credentials
+from auger.config.errors import ConfigError
 from auger.config.paths import auger_home
 from auger.config.settings import load_settings
 from auger.engine import commands as engine_commands
@@ -36,7 +37,7 @@ from auger.extensions.registrar import Surroundings, disabled_in, load_extension
 from auger.extensions.source import Extension, Source
 from auger.host import Host, NullHost
 from auger.llm.errors import RetryPolicy
-from auger.llm.messages import Message
+from auger.llm.messages import Message, UserPart
 from auger.llm.provider import Model, Provider
 from auger.llm.records import Record
 from auger.llm.usage import Usage
@@ -144,7 +145,7 @@ class Runtime:
             self.notify(warning, "warning")
         for failure in failures:
             self.notify(failure, "error")
-        self._install(registry)
+        self._install(registry, strict=True)
         chosen, notice = self._models.choose(model, provider, conversation.session, registry)
         if notice:
             self.notify(notice, "warning")
@@ -164,13 +165,17 @@ class Runtime:
         prompt.close(registry, place.cwd)
         return registry, failures
 
-    def _install(self, registry: Registry) -> None:
+    def _install(self, registry: Registry, strict: bool = False) -> None:
         allow = self._state.allow
         if allow is not None:
             # MCP tools (`server__tool`) appear once their server has started
             unknown = sorted(n for n in allow - set(registry.tools) if "__" not in n)
             if unknown:
-                self.notify(f"--tools names unknown tools: {', '.join(unknown)}", "warning")
+                known = ", ".join(sorted(registry.tools)) or "none"
+                message = f"--tools names unknown tools: {', '.join(unknown)} (the tools: {known})"
+                if strict:  # at construction: a usage error
+                    raise ConfigError(message)
+                self.notify(message, "warning")
         self._state.registry = registry
         self._bus.read(registry.handlers)
 
@@ -260,9 +265,12 @@ class Runtime:
         that stays open (the terminal, ACP, RPC) listens; `auger -p` does not."""
         self._stream.listen(sink)
 
-    def prompt(self, text: str) -> AsyncIterator[Record]:
-        """Run one turn and stream its records; the last one is always `turn_end`."""
-        return self._runner.run(lambda: run_turn(self._state, self._stream, self._bus, text))
+    def prompt(self, text: str, attachments: Sequence[UserPart] = ()) -> AsyncIterator[Record]:
+        """Run one turn and stream its records; the last one is always `turn_end`.
+
+        `attachments` (file text, images) follow `text` in the user's message."""
+        parts = tuple(attachments)
+        return self._runner.run(lambda: run_turn(self._state, self._stream, self._bus, text, parts))
 
     def run_command(self, name: str, args: str = "") -> AsyncIterator[Record]:
         """Run `/name args` and stream its records, like `prompt`.

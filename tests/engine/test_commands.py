@@ -136,5 +136,17 @@ def test_print_mode_runs_a_leading_slash_as_a_command(tmp_path: Path) -> None:
     records = json_lines(result.stdout)
     assert {"type": "skill_activated", "name": "review"} in records
     assert records[-1]["text"] == "reviewed"
-    unknown = project.run("-p", "/nope")
-    assert unknown.returncode == 2 and "Unknown command: /nope" in unknown.stderr
+    typo = project.run("-p", "/skill:reveiw src/")
+    assert typo.returncode == 2
+    assert typo.stderr == "auger: unknown command /skill:reveiw — did you mean /skill:review?\n"
+
+
+def test_print_mode_sends_a_leading_slash_that_names_no_command_as_a_prompt(
+    tmp_path: Path,
+) -> None:
+    project = Project.make(tmp_path)
+    project.script(["clean it up"])
+    result = project.run("-p", "--json", stdin="/usr/bin is full\n")
+    assert result.returncode == 0, result.stderr
+    assert json_lines(result.stdout)[-1]["text"] == "clean it up"
+    assert "Unknown command" not in result.stderr

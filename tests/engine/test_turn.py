@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
+from auger.config.errors import ConfigError
 from auger.llm.errors import RetryPolicy
 from auger.llm.scripted import Call, Delay, Fail, Reply, ScriptedProvider, Text
 from auger.llm.usage import Usage
@@ -300,10 +303,12 @@ def test_synchronous_wrappers(tmp_path: Path) -> None:
 
 
 async def test_a_tools_allowlist_keeps_only_those_tools(tmp_path: Path) -> None:
-    rt = make_runtime(
-        tmp_path, ScriptedProvider(), extensions=[tools_extension], tools=["echo", "zzz"]
-    )
-    records = []
+    rt = make_runtime(tmp_path, ScriptedProvider(), extensions=[tools_extension], tools=["echo"])
     assert list(rt.tools) == ["echo"]
-    records = [r async for r in rt.prompt("x")]
-    assert any(isinstance(r, Notify) and "zzz" in r.message for r in records)
+
+
+def test_an_allowlist_naming_an_unknown_tool_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"unknown tools: zzz \(the tools: echo, missing"):
+        make_runtime(
+            tmp_path, ScriptedProvider(), extensions=[tools_extension], tools=["echo", "zzz"]
+        )

@@ -38,7 +38,8 @@ def test_a_latin1_file_name_in_ls_find_and_grep_is_escaped_and_saved(tmp_path: P
         "caf\\xe9.txt",
         "caf\\xe9.txt:1:hello caf\ufffd",
     ]
-    saved = [e["message"] for e in saved_lines(project)[1:] if e["message"]["role"] == "tool"]
+    messages = [e["message"] for e in saved_lines(project)[1:] if e["type"] == "message"]
+    saved = [m for m in messages if m["role"] == "tool"]
     assert [m["content"][0]["text"] for m in saved] == [r["content"] for r in results]
     project.script(["again"])
     assert project.run("-p", "-c", "more").stdout == "again\n"

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from auger.commands.clipboard import copy
+from auger.commands.export import export
+from auger.commands.hotkeys import hotkeys
+from auger.commands.init import init
 from auger.config.errors import ConfigError
 from auger.engine.context import Context
 from auger.extensions.registrar import Registrar
@@ -65,6 +69,13 @@ async def new(ctx: Context) -> None:
     """Start a new session."""
     if await ctx.runtime.new():
         await ctx.say("New session.")
+
+
+async def clear(ctx: Context) -> None:
+    """Start over in a new, empty session (the current one stays saved)."""
+    previous = ctx.session_id
+    if await ctx.runtime.new():
+        await ctx.say(f"Cleared: a new session (the previous one is {previous}).")
 
 
 async def resume(ctx: Context) -> None:
@@ -133,6 +144,11 @@ def extension(g: Registrar) -> None:
     g.command("cost", cost, "show this session's tokens and cost")
     g.command("compact", compact, "summarise the older conversation: /compact [instructions]")
     g.command("new", new, "start a new session")
+    g.command("clear", clear, "clear the conversation: start a new session")
+    g.command("init", init, "have the model study the project and write AGENTS.md")
+    g.command("export", export, "write the session as HTML and Markdown: /export [file]")
+    g.command("copy", copy, "copy the last reply to the clipboard")
+    g.command("hotkeys", hotkeys, "list the terminal's keys")
     g.command("resume", resume, "resume a saved session: /resume [id]")
     g.command("fork", fork, "continue in a new session from an entry: /fork [entry]")
     g.command("tree", tree, "show this session's tree")

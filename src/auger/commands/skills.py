@@ -48,12 +48,14 @@ def load_skill(path: Path) -> Skill:
 
 
 def skill_dirs(cwd: Path, home_dir: Path, extra: list[Path]) -> list[Path]:
-    """Where skills live, closest first: `.agents/skills` from cwd up to the repository root,
-    then extension-added folders, then `~/.agents/skills`."""
+    """Where skills live, closest first: `.agents/skills` then Claude Code's `.claude/skills`
+    from cwd up to the repository root, then extension-added folders, then the same two in
+    the user's home."""
     return [
-        *(d / ".agents" / "skills" for d in upward(cwd)),
+        *(d / sub / "skills" for d in upward(cwd) for sub in (".agents", ".claude")),
         *extra,
         home_dir / ".agents" / "skills",
+        home_dir / ".claude" / "skills",
     ]
 
 

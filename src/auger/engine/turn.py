@@ -12,7 +12,7 @@ from auger.engine.retry import Failure, Steps, call_model
 from auger.engine.state import AgentState
 from auger.engine.stream import Stream
 from auger.events import AgentEnd, AgentStart, BeforeAgentStart, BeforeRequest, Idle, TurnStart
-from auger.llm.messages import UserMessage
+from auger.llm.messages import TextPart, UserMessage, UserPart
 from auger.llm.usage import Usage
 from auger.records import StopReason, TurnEnd
 
@@ -22,8 +22,9 @@ STOPPING_FINISHES: frozenset[str] = frozenset({"length", "content_filter", "cont
 class Turn:
     """What one turn has learned so far."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, attachments: tuple[UserPart, ...] = ()) -> None:
         self.text = text
+        self.attachments = attachments
         self.stop: StopReason = "completed"
         self.final_text = ""
         self.error: dict[str, str] | None = None
@@ -31,9 +32,12 @@ class Turn:
         self.warned_full = False
 
 
-async def run_turn(state: AgentState, stream: Stream, bus: Bus, text: str) -> None:
-    """Run one prompt to its end; the stream always closes with `turn_end`."""
-    turn = Turn(text)
+async def run_turn(
+    state: AgentState, stream: Stream, bus: Bus, text: str, attachments: tuple[UserPart, ...] = ()
+) -> None:
+    """Run one prompt (with files and images attached after its text) to its end; the stream
+    always closes with `turn_end`."""
+    turn = Turn(text, attachments)
     state.ledger.begin_turn(state.model.no_usage)
     try:
         await _turn(state, stream, bus, turn)
@@ -64,7 +68,7 @@ async def _turn(state: AgentState, stream: Stream, bus: Bus, turn: Turn) -> None
     await bus.emit(AgentStart(prompt))
     conversation = state.conversation
     added = await bus.emit(BeforeRequest(prompt, len(conversation.messages)))
-    conversation.append(UserMessage.of(added.event.prompt))
+    conversation.append(UserMessage((TextPart(added.event.prompt), *turn.attachments)))
     # the system prompt and the tools stay byte-identical for the whole turn, so every
     # request of it is a prefix of the next (caches reuse it; signed thinking stays valid)
     tools = tuple(t.spec for t in state.tools.values())

@@ -18,6 +18,7 @@ import asyncio
 import json
 import re
 import signal
+from collections.abc import Mapping
 from typing import Any
 
 from auger.engine.context import Context
@@ -64,7 +65,8 @@ def _joined(*parts: str) -> str:
 class Hooks:
     """Runs the hooks of one Runtime; its methods are the `g.on` handlers."""
 
-    def __init__(self) -> None:
+    def __init__(self, project: Mapping[str, list[Any]] | None = None) -> None:
+        self._project = project or {}  # a trusted project's .claude/settings*.json hooks
         self._unsupported: set[str] = set()
         self._tool_context: dict[str, str] = {}
         self._session_context: list[str] = []
@@ -75,7 +77,8 @@ class Hooks:
         """The command hooks of `event` whose matcher selects one of `names` (all, if none)."""
         settings = ctx.settings.get("hooks")
         groups = settings.get(event) if isinstance(settings, dict) else None
-        if not isinstance(groups, list):
+        groups = [*(groups if isinstance(groups, list) else ()), *self._project.get(event, ())]
+        if not groups:
             return []
         found: list[Hook] = []
         for group in groups:
@@ -358,8 +361,19 @@ async def _exchange(process: asyncio.subprocess.Process, payload: bytes) -> tupl
 
 
 def extension(g: Any) -> None:
-    """Registers the handlers that run the hooks configured under settings `"hooks"`."""
-    hooks = Hooks()
+    """Registers the handlers that run the hooks configured under settings `"hooks"` (and
+    in a trusted project's `.claude/settings.json`)."""
+    from auger.extensions import claude_project
+
+    project: dict[str, list[Any]] = {}
+    if claude_project.trusted(g.home, g.cwd):
+        try:
+            project = claude_project.hooks(g.cwd)
+        except ValueError as exc:
+            g.notify(str(exc), "error")
+    elif files := claude_project.claude_files(g.cwd):
+        g.notify(claude_project.untrusted_notice(g.cwd, files), "warning")
+    hooks = Hooks(project)
     g.on("session_start", hooks.session_start)
     g.on("session_end", hooks.session_end)
     g.on("before_agent_start", hooks.before_agent_start)

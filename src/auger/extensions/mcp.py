@@ -76,6 +76,20 @@ def check_server(name: str, server: Mapping[str, Any]) -> dict[str, Any]:
     return {"command": command, "args": list(args), "env": env, "cwd": cwd}
 
 
+def _claude_servers(g: Registrar) -> dict[str, Any]:
+    """A trusted project's `.mcp.json` servers (the claude_hooks extension gives the notice
+    when the project is not trusted)."""
+    from auger.extensions import claude_project
+
+    if not claude_project.trusted(g.home, g.cwd):
+        return {}
+    try:
+        return claude_project.mcp_servers(g.cwd)
+    except ValueError as exc:
+        g.notify(str(exc), "error")
+        return {}
+
+
 def tool_name(server: str, tool: str) -> str:
     """The auger name of `server`'s tool `tool`: `server__tool`, made safe for any provider."""
     return _UNSAFE.sub("_", f"{server}__{tool}")[:64]
@@ -129,6 +143,7 @@ class McpServers:
         if not isinstance(configured, dict):
             g.notify('settings "mcp.servers" must be an object of servers', "error")
             return servers
+        configured = {**_claude_servers(g), **configured}  # settings win over .mcp.json
         for name, raw in configured.items():
             try:
                 servers[name] = check_server(name, raw)

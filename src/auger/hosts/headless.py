@@ -1,21 +1,28 @@
-"""`auger -p`: print the reply as it streams (text), or every record as a JSON line."""
+"""`auger -p`: run one prompt (or command) and print it the way `--output-format` says."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
 import signal
-from typing import BinaryIO, TextIO
-
-import msgspec
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO, TextIO
 
 from auger.host import NullHost
+from auger.hosts.printers import OutputMode, json_line, printer
 from auger.hosts.stdout import stdout_failed
-from auger.llm.records import Record
-from auger.llm.text import escape_deep, escape_surrogates
-from auger.records import CommandOutput, Notify, TextDelta, TurnEnd
+from auger.llm.messages import UserPart
+from auger.llm.records import FinishReasonDone
+from auger.llm.text import escape_surrogates
+from auger.records import AfterToolCall, Notify, TurnEnd
 from auger.runtime import Runtime
+
+__all__ = ["HeadlessHost", "exit_code", "json_line", "main", "run_print"]
 
 EXIT_CODES = {
     "completed": 0,
@@ -30,18 +37,6 @@ EXIT_CODES = {
 CONFIG_ERRORS = frozenset({"auth", "not_found", "unknown_command"})
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """What stops `auger -p` cleanly; SIGTERM exits 143 and SIGHUP 129 (128 + the signal)."""
-
-_encode = msgspec.json.Encoder().encode
-
-
-def json_line(record: Record) -> bytes:
-    """One record as `--json` prints it: its `to_dict()` as a line of JSON (a lone surrogate,
-    from bytes that were not UTF-8, escaped)."""
-    data = record.to_dict()
-    try:
-        return _encode(data) + b"\n"
-    except UnicodeEncodeError:
-        return _encode(escape_deep(data)) + b"\n"
 
 
 def exit_code(end: TurnEnd | None) -> int:
@@ -84,13 +79,22 @@ class _Flusher:
 
 
 async def run_print(
-    runtime: Runtime, prompt: str, *, json_mode: bool, out: BinaryIO, err: TextIO
+    runtime: Runtime,
+    prompt: str,
+    *,
+    mode: OutputMode = "text",
+    out: BinaryIO,
+    err: TextIO,
+    attachments: Sequence[UserPart] = (),
+    clock: Callable[[], float] = time.monotonic,
 ) -> int:
-    """Run one prompt, render it to `out` (UTF-8 bytes) and its notices to `err`, and return
-    the exit code (SPEC §5)."""
+    """Run one prompt, render it to `out` (UTF-8 bytes; tool lines to `err` in text mode), and
+    return the exit code (SPEC §5). A leading `/` runs a command only when it names one."""
     loop = asyncio.get_running_loop()
     flusher = _Flusher(out, loop)
     stopped_by: list[int] = []
+    show = printer(mode, out, err)
+    started = clock()
 
     def on_signal(signum: int) -> None:
         # SIGTERM and SIGHUP clean up as Ctrl-C does: the turn is cancelled, its command and
@@ -105,29 +109,41 @@ async def run_print(
             loop.add_signal_handler(signum, on_signal, signum)
     end: TurnEnd | None = None
     failed: OSError | None = None
-    wrote_text = ""
+    model_calls = tool_calls = 0
     try:
-        stream = runtime.prompt(prompt)
-        if prompt.startswith("/"):
-            name, _, args = prompt[1:].partition(" ")
+        words = prompt.strip()[1:].split(maxsplit=1) if prompt.startswith("/") else []
+        name, args = [*words, "", ""][:2]
+        if name and name in runtime.commands:
             stream = runtime.run_command(name, args.strip())
+        elif name and (typo := _mistyped_command(name, runtime.commands)):
+            err.write(f"auger: unknown command /{name} — did you mean /{typo}?\n")
+            return 2
+        else:
+            stream = runtime.prompt(prompt, attachments)
         async for record in stream:
-            if json_mode:
-                out.write(json_line(record))
-            elif type(record) is TextDelta:
-                out.write(escape_surrogates(record.content).encode())
-                wrote_text = record.content
-            elif type(record) is CommandOutput:
-                wrote_text = record.text if record.text.endswith("\n") else record.text + "\n"
-                out.write(escape_surrogates(wrote_text).encode())
-            if type(record) is Notify:
-                err.write(escape_surrogates(notice_line(record)))
+            show.record(record)
+            kind = type(record)
+            if kind is TurnEnd:
+                end = record  # type: ignore[assignment]
+            elif kind is FinishReasonDone:
+                model_calls += 1
+            elif kind is AfterToolCall:
+                tool_calls += 1
+            elif kind is Notify:
+                err.write(escape_surrogates(notice_line(record)))  # type: ignore[arg-type]
                 err.flush()
-            elif type(record) is TurnEnd:
-                end = record
             flusher.request()
-        if not json_mode and wrote_text and not wrote_text.endswith("\n"):
-            out.write(b"\n")
+        code = exit_code(end)
+        show.finish(
+            end,
+            {
+                "exit_code": code,
+                "session_id": runtime.session_id,
+                "duration": clock() - started,
+                "model_calls": model_calls,
+                "tool_calls": tool_calls,
+            },
+        )
         out.flush()
     except OSError as exc:  # stdout stopped taking output: a closed pipe, a full disk
         runtime.cancel()
@@ -143,3 +159,55 @@ async def run_print(
     if stopped_by and stopped_by[0] != signal.SIGINT:
         return 128 + stopped_by[0]
     return exit_code(end)
+
+
+def _mistyped_command(name: str, commands: Iterable[str]) -> str | None:
+    """The command `/name` is most likely a typo of; a path such as `/usr/bin` is none."""
+    if "/" in name:
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(name, list(commands), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def output_mode(opts: argparse.Namespace) -> OutputMode:
+    """`--output-format`, `--json` and `--quiet` as one mode."""
+    if opts.json or opts.output_format == "stream-json":
+        return "stream-json"
+    if opts.output_format == "json":
+        return "json"
+    return "quiet" if opts.quiet else "text"
+
+
+def main(opts: argparse.Namespace, prompt: str) -> int:
+    """`auger -p`: build the Runtime the options describe and run `prompt` in it."""
+    from auger.commands.mentions import attach, attach_image
+    from auger.config.errors import ConfigError
+    from auger.hosts.launch import build_runtime
+
+    cwd = Path(os.getcwd())
+
+    async def run() -> int:
+        try:
+            attachments = [*attach(prompt, cwd).parts, *(attach_image(i, cwd) for i in opts.image)]
+            runtime = await build_runtime(opts, HeadlessHost(), cwd)
+        except ConfigError as exc:
+            sys.stderr.write(f"auger: {exc}\n")
+            if output_mode(opts) == "json":  # a script reading stdout still gets its object
+                failed = {"kind": "config", "message": str(exc)}
+                summary: dict[str, Any] = {"exit_code": 2, "session_id": None, "duration": 0.0}
+                summary |= {"model_calls": 0, "tool_calls": 0, "error": failed}
+                printer("json", sys.stdout.buffer, sys.stderr).finish(None, summary)
+                sys.stdout.flush()
+            return 2
+        return await run_print(
+            runtime,
+            prompt,
+            mode=output_mode(opts),
+            out=sys.stdout.buffer,
+            err=sys.stderr,
+            attachments=attachments,
+        )
+
+    return asyncio.run(run())

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from auger.extensions.source import Extension, Source
@@ -31,6 +31,10 @@ def add_options(p: argparse.ArgumentParser, *, sessions: bool = True) -> None:
     p.add_argument("--no-skills", action="store_true", help="no Agent Skills")
     p.add_argument("--no-agents-md", action="store_true", help="no AGENTS.md / CLAUDE.md")
     p.add_argument("--no-save", action="store_true", help="keep sessions in memory only")
+    p.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
+    p.add_argument(
+        "--append-system-prompt", metavar="TEXT", help="add TEXT at the end of the system prompt"
+    )
     if sessions:
         p.add_argument(
             "-c",
@@ -39,8 +43,17 @@ def add_options(p: argparse.ArgumentParser, *, sessions: bool = True) -> None:
             action="store_true",
             help="continue the latest session in this directory",
         )
-        p.add_argument("-r", "--resume", metavar="ID", help="resume a session (an id prefix)")
-        p.add_argument("--session", metavar="PATH", help="use this session file")
+        p.add_argument(
+            "-r",
+            "--resume",
+            nargs="?",
+            const="",
+            metavar="ID",
+            help="resume a session (an id prefix); without one, pick or list them",
+        )
+        p.add_argument(
+            "--session", metavar="PATH", help="use this session file (created when missing)"
+        )
 
 
 def parser(command: str, usage: str, description: str) -> argparse.ArgumentParser:
@@ -51,13 +64,20 @@ def parser(command: str, usage: str, description: str) -> argparse.ArgumentParse
             sys.stderr.write(f"auger: {message}\nusage: {usage}\n")
             raise SystemExit(2)
 
-    return Parser(prog=command, description=description, usage=usage.removeprefix("auger "))
+    return Parser(prog=command, description=description, usage=usage)
 
 
 def check(p: argparse.ArgumentParser, opts: argparse.Namespace) -> argparse.Namespace:
     """Checks the shared options cannot express."""
     if opts.max_steps < 1:
         p.error("--max-steps must be at least 1")
+    chosen = [
+        flag
+        for flag, dest in (("-c", "continue_"), ("-r", "resume"), ("--session", "session"))
+        if getattr(opts, dest, None) not in (None, False)
+    ]
+    if len(chosen) > 1:
+        p.error(f"{' and '.join(chosen)} name different sessions: use one of them")
     return opts
 
 
@@ -102,6 +122,9 @@ async def build_runtime(
     disable = [
         name for name, off in (("skills", opts.no_skills), ("agents_md", opts.no_agents_md)) if off
     ]
+    prompt = system_prompt(opts.system_prompt, opts.append_system_prompt)
+    if prompt is not None:
+        extensions = [*extensions, ("system_prompt", prompt)]
     runtime = Runtime(
         opts.model,
         cwd=cwd,
@@ -120,3 +143,18 @@ async def build_runtime(
     for notice in notices:
         runtime.notify(notice, "warning")
     return runtime
+
+
+def system_prompt(replace: str | None, append: str | None) -> Extension | None:
+    """An extension giving `--system-prompt` / `--append-system-prompt` their effect."""
+    if replace is None and append is None:
+        return None
+
+    def extension(g: Any) -> None:
+        def before_agent_start(event: Any) -> dict[str, str]:
+            text = event.system_prompt if replace is None else replace
+            return {"system_prompt": f"{text}\n\n{append}" if append else text}
+
+        g.on("before_agent_start", before_agent_start)
+
+    return extension

@@ -16,6 +16,15 @@ from auger.config.settings import load_settings
 
 MODELS_USAGE = "usage: auger models [--provider PROVIDER]"
 LOGIN_USAGE = "usage: auger login PROVIDER   (the key is read from stdin, or asked for)"
+LOGOUT_USAGE = "usage: auger logout PROVIDER"
+
+
+def _help(args: list[str], usage: str, text: str, out: TextIO) -> bool:
+    """Answer `--help`: whether `args` asked for it."""
+    if args[:1] not in (["-h"], ["--help"]):
+        return False
+    out.write(f"{usage}\n\n{text}\n")
+    return True
 
 
 def _price(value: float | None) -> str:
@@ -26,6 +35,8 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
     """List the catalog's models: limits, prices per million tokens, thinking style."""
     from auger.llm.catalog import blocks, lookup
 
+    if _help(args, MODELS_USAGE, "List the catalog's models: limits, prices, thinking.", out):
+        return 0
     provider: str | None = None
     if args[:1] == ["--provider"] and len(args) == 2:
         provider = args[1]
@@ -75,6 +86,8 @@ def _key_env(provider: str, settings: Mapping[str, Any]) -> str:
 
 def login_main(args: list[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     """Store a provider's key in auth.json (0600): from stdin, or asked for without echo."""
+    if _help(args, LOGIN_USAGE, "Keep a provider's API key in ~/.auger/auth.json (0600).", out):
+        return 0
     if len(args) != 1:
         sys.stderr.write(LOGIN_USAGE + "\n")
         return 2
@@ -100,8 +113,10 @@ def login_main(args: list[str], stdin: TextIO = sys.stdin, out: TextIO = sys.std
 
 def logout_main(args: list[str], out: TextIO = sys.stdout) -> int:
     """Forget a provider's key in auth.json."""
+    if _help(args, LOGOUT_USAGE, "Forget a provider's API key kept in ~/.auger/auth.json.", out):
+        return 0
     if len(args) != 1:
-        sys.stderr.write("usage: auger logout PROVIDER\n")
+        sys.stderr.write(LOGOUT_USAGE + "\n")
         return 2
     home = auger_home(os.environ)
     try:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
+
+import msgspec
 
 from auger.llm.errors import ProviderError, classify_status, parse_retry_after
 from auger.llm.provider import Exchange
@@ -115,3 +117,67 @@ class HttpClient:
     async def aclose(self) -> None:
         """Close pooled connections."""
         await self._transport.aclose()
+
+
+class Fetched(msgspec.Struct, frozen=True):
+    """What `get` read: the final URL (after redirects), status, headers (lower-case names),
+    and at most `max_bytes` of the body (`truncated` when there was more)."""
+
+    url: str
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    truncated: bool
+
+
+class FetchError(Exception):
+    """A GET that failed before a response arrived (refused, timed out, too many redirects)."""
+
+
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+async def get(
+    url: str,
+    *,
+    headers: dict[str, str] | None = None,
+    max_bytes: int = 5 * 1024 * 1024,
+    timeout: float = 30.0,
+    max_redirects: int = 5,
+    env: Mapping[str, str] | None = None,
+    transport: Transport | None = None,
+) -> Fetched:
+    """GET `url` (proxies from `env`), following redirects, reading at most `max_bytes`."""
+    from urllib.parse import urljoin
+
+    from auger.llm.transport import Timeouts
+
+    own = transport is None
+    if transport is None:
+        limits = Timeouts(connect=timeout, write=timeout, idle=timeout, first_event=timeout)
+        transport = HttpTransport(env=env, timeouts=limits)
+    sent = {k.lower(): v for k, v in (headers or {}).items()}
+    try:
+        for _ in range(max_redirects + 1):
+            async with transport.stream(HttpRequest("GET", url, sent)) as response:
+                location = response.headers.get("location")
+                if response.status in _REDIRECTS and location:
+                    url = urljoin(url, location)
+                    continue
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size > max_bytes:
+                        break
+                body = b"".join(chunks)
+                return Fetched(
+                    url, response.status, dict(response.headers), body[:max_bytes], size > max_bytes
+                )
+        raise FetchError(f"more than {max_redirects} redirects")
+    except TransportError as exc:
+        raise FetchError(str(exc) or type(exc).__name__) from None
+    finally:
+        if own:
+            await transport.aclose()

@@ -46,7 +46,8 @@ def _finished_turn_after(session: SessionFile, leaf: str | None) -> bool:
     """Whether the file's leaf ends a finished turn (an answer calling no tools) on a branch
     through `leaf`."""
     branch = session.branch()
-    last = branch[-1] if branch else None
+    messages = [entry for entry in branch if isinstance(entry, MessageEntry)]
+    last = messages[-1] if messages else None
     finished = (
         isinstance(last, MessageEntry)
         and isinstance(last.message, AssistantMessage)

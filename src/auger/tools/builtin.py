@@ -15,6 +15,7 @@ DEFAULT_TOOLS: tuple[str, ...] = (
     "find",
     "ls",
     "jobs",
+    "web_fetch",
 )
 
 

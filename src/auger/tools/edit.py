@@ -244,8 +244,7 @@ async def edit(
 ) -> str:
     """Replace exact text in a file and return the diff. old_string must match one place (or
     set replace_all); several changes go in edits, each matched in the original, all or none.
-    Read the file first and copy old_string from it, with enough context to be unique; a file
-    changed since you last read it is refused.
+    Read the file first and copy old_string from it, with enough context to be unique.
     """
     requested = _requested(edits, old_string, new_string, replace_all)
     target = ctx.resolve(path)

@@ -10,8 +10,7 @@ from auger.tools.paths import display, os_error
 
 
 async def write(path: str, content: str, *, ctx: ToolContext) -> ToolResponse | str:
-    """Create or overwrite a file, and its parent directories. Prefer edit to change part of one.
-    A file changed since you last read it is refused: read it again."""
+    """Create or overwrite a file, and its parent directories. Prefer edit to change part of one."""
     target = ctx.resolve(path)
     shown = display(target, ctx.cwd)
     if target.is_dir():
