@@ -38,4 +38,4 @@ def render(home: Path, cwd: Path) -> str:
 def extension(g: Any) -> None:
     """Registers the project-instructions prompt section."""
     home, cwd = g.home, g.cwd
-    g.prompt("agents_md", lambda: render(home, cwd))
+    g.prompt("agents_md", lambda: render(home, cwd), context=True)

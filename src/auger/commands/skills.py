@@ -117,4 +117,4 @@ def extension(g: Any) -> None:
         g.command(f"skill:{skill.name}", run, skill.description)
     section = listing(skills)
     if section:
-        g.prompt("skills", section)
+        g.prompt("skills", section, context=True)

@@ -1,5 +1,6 @@
-"""The system prompt's own sections, ordered stable → volatile: the base prompt and the tool
-guidance open it (the same bytes in every project), what varies by project and day closes it."""
+"""The prompt's own sections: the system prompt opens with the base prompt (the same bytes in
+every project and every day); the date and the working directory go in the context message,
+after the tools, with AGENTS.md and the skills."""
 
 from __future__ import annotations
 
@@ -21,10 +22,8 @@ def opening(tools: Callable[[], Mapping[str, Tool]]) -> Registry:
     """A registry holding the sections that open the prompt (extensions add theirs after)."""
 
     def guidance() -> str:
-        names = list(tools())
-        if not names:
-            return "No tools are available in this session."
-        return "Tools available: " + ", ".join(names) + "."
+        # the tools name themselves in their schemas; only their absence needs saying
+        return "" if tools() else "No tools are available in this session."
 
     base = Registry()
     base.prompts.update(base=BASE_PROMPT, tools=guidance)
@@ -32,7 +31,12 @@ def opening(tools: Callable[[], Mapping[str, Tool]]) -> Registry:
 
 
 def close(registry: Registry, cwd: Path, today: Callable[[], date] = date.today) -> None:
-    """Add the sections that close the prompt: the date and the working directory (unless an
-    extension registered its own)."""
-    registry.prompts.setdefault("date", lambda: f"Today's date is {today().isoformat()}.")
-    registry.prompts.setdefault("cwd", f"The current working directory is {cwd}.")
+    """Add what the context message says of the day and the place (unless an extension
+    registered its own sections of those names)."""
+    for name, section in (
+        ("date", lambda: f"Today's date is {today().isoformat()}."),
+        ("cwd", f"The current working directory is {cwd}."),
+    ):
+        if name not in registry.prompts:
+            registry.prompts[name] = section
+            registry.context.add(name)

@@ -19,6 +19,8 @@ EVENT_NAMES: frozenset[str] = frozenset(
 """Every name `g.on` accepts: the extension events and every stream record type."""
 
 PromptSection = Callable[[], str] | str
+CONTEXT_OPEN = "<context>\n"
+CONTEXT_CLOSE = "\n</context>"
 
 
 class Command(msgspec.Struct, frozen=True):
@@ -50,6 +52,8 @@ class Registry(msgspec.Struct):
     skill_sources: list[Any] = msgspec.field(default_factory=list)
     owners: dict[str, str] = msgspec.field(default_factory=dict)
     mcp_servers: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    context: set[str] = msgspec.field(default_factory=set)
+    """The prompt sections that go in the context message rather than the system prompt."""
 
     def copy(self) -> Registry:
         """A copy whose containers can change without touching this one."""
@@ -62,12 +66,23 @@ class Registry(msgspec.Struct):
             list(self.skill_sources),
             dict(self.owners),
             dict(self.mcp_servers),
+            set(self.context),
         )
 
     def system_prompt(self) -> str:
         """The system prompt, assembled now from its named sections, in order."""
+        return self._render(lambda name: name not in self.context)
+
+    def context_text(self) -> str:
+        """The context message (empty when no section has anything to say), assembled now."""
+        text = self._render(lambda name: name in self.context)
+        return f"{CONTEXT_OPEN}{text}{CONTEXT_CLOSE}" if text else ""
+
+    def _render(self, chosen: Callable[[str], bool]) -> str:
         parts = []
-        for section in self.prompts.values():
+        for name, section in self.prompts.items():
+            if not chosen(name):
+                continue
             text = section() if callable(section) else section
             if text:
                 parts.append(text.strip())

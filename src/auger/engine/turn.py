@@ -8,6 +8,7 @@ import asyncio
 from auger.bus import Bus
 from auger.engine.compact import compact, is_full
 from auger.engine.dispatch import Dispatch
+from auger.engine.registry import CONTEXT_OPEN
 from auger.engine.retry import Failure, Steps, call_model
 from auger.engine.state import AgentState
 from auger.engine.stream import Stream
@@ -15,8 +16,11 @@ from auger.events import AgentEnd, AgentStart, BeforeAgentStart, BeforeRequest, 
 from auger.llm.messages import TextPart, UserMessage, UserPart
 from auger.llm.usage import Usage
 from auger.records import StopReason, TurnEnd
+from auger.session.entries import CustomMessageEntry
 
 STOPPING_FINISHES: frozenset[str] = frozenset({"length", "content_filter", "context_window"})
+CONTEXT_KIND = "context"
+"""The `custom_message` kind of the context message in a session file."""
 
 
 class Turn:
@@ -68,6 +72,7 @@ async def _turn(state: AgentState, stream: Stream, bus: Bus, turn: Turn) -> None
     await bus.emit(AgentStart(prompt))
     conversation = state.conversation
     added = await bus.emit(BeforeRequest(prompt, len(conversation.messages)))
+    _send_context(state)
     conversation.append(UserMessage((TextPart(added.event.prompt), *turn.attachments)))
     # the system prompt and the tools stay byte-identical for the whole turn, so every
     # request of it is a prefix of the next (caches reuse it; signed thinking stays valid)
@@ -107,6 +112,21 @@ async def _turn(state: AgentState, stream: Stream, bus: Bus, turn: Turn) -> None
                 f"stopped after {state.limits.max_steps} model calls (max_steps)", "warning"
             )
             return
+
+
+def _send_context(state: AgentState) -> None:
+    """Put the context message (where, when, AGENTS.md, skills) before this turn's prompt when
+    it is new or has changed since the last one the model was sent — appended, never rewritten,
+    so everything sent before stays a prefix of what is sent next."""
+    text = state.registry.context_text()
+    if not text:
+        return
+    for message in reversed(state.conversation.messages):
+        if isinstance(message, UserMessage) and message.text.startswith(CONTEXT_OPEN):
+            if message.text == text:
+                return
+            break
+    state.conversation.append_entry(CustomMessageEntry(CONTEXT_KIND, text, display=False))
 
 
 async def _report_jobs(state: AgentState, stream: Stream) -> None:

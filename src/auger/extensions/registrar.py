@@ -100,10 +100,19 @@ class Registrar:
         self._claim("command", name)
         self._into.commands[name] = Command(name, handler, description, self.owner)
 
-    def prompt(self, name: str, section: PromptSection) -> None:
-        """Add a system-prompt section (text, or a function re-rendered every turn)."""
+    def prompt(self, name: str, section: PromptSection, *, context: bool = False) -> None:
+        """Add a system-prompt section (text, or a function rendered at each user turn).
+
+        With `context=True` the section is about this project or this day (the working
+        directory, AGENTS.md, the skills): it goes in the context message sent after the tools,
+        so the system prompt stays the same bytes in every project and every cache can reuse it.
+        """
         self._claim("prompt section", name)
         self._into.prompts[name] = section
+        if context:
+            self._into.context.add(name)
+        else:
+            self._into.context.discard(name)
 
     def provider(
         self,
