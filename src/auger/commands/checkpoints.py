@@ -15,6 +15,8 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from auger.tools.jobs import exit_text
+
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "auger",
     "GIT_AUTHOR_EMAIL": "auger@localhost",
@@ -62,7 +64,8 @@ class ShadowStore:
             raise CheckpointError(f"git {args[0]} took over {self._timeout:.0f} s") from None
         if proc.returncode not in ok:
             reason = err.decode(errors="replace").strip().splitlines()
-            raise CheckpointError(f"git {args[0]} failed: {reason[-1] if reason else '?'}")
+            why = reason[-1] if reason else exit_text(proc.returncode or 0)
+            raise CheckpointError(f"git {args[0]} failed: {why}")
         return out
 
     async def _ensure(self) -> None:
