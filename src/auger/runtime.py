@@ -285,11 +285,14 @@ class Runtime:
             check_reload=False,
         )
 
-    def submit(self, text: str) -> AsyncIterator[Record]:
+    def submit(self, text: str, attachments: Sequence[UserPart] = ()) -> AsyncIterator[Record]:
         """What a person typed: `input` handlers may replace or swallow it; then `!cmd` runs
-        a shell command, `/name args` a command, anything else a prompt."""
+        a shell command, `/name args` a command, anything else a prompt (with `attachments`)."""
+        parts = tuple(attachments)
         return self._runner.run(
-            lambda: engine_commands.submit(self._state, self._stream, self._bus, self._ctx, text)
+            lambda: engine_commands.submit(
+                self._state, self._stream, self._bus, self._ctx, text, parts
+            )
         )
 
     # -- control --------------------------------------------------------------------------

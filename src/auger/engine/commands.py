@@ -11,7 +11,7 @@ from auger.engine.state import AgentState
 from auger.engine.stream import Stream
 from auger.engine.turn import end_turn, quiet_end, run_turn
 from auger.events import Input, UserBash
-from auger.llm.messages import UserMessage
+from auger.llm.messages import UserMessage, UserPart
 from auger.llm.usage import Usage
 from auger.records import CommandOutput, StopReason, TurnEnd
 from auger.tools.base import ToolContext, ToolError, ToolResponse
@@ -68,8 +68,16 @@ async def run_user_bash(state: AgentState, stream: Stream, bus: Bus, command: st
     )
 
 
-async def submit(state: AgentState, stream: Stream, bus: Bus, ctx: Context, text: str) -> None:
-    """Typed input: `input` handlers may replace or swallow it before it runs."""
+async def submit(
+    state: AgentState,
+    stream: Stream,
+    bus: Bus,
+    ctx: Context,
+    text: str,
+    attachments: tuple[UserPart, ...] = (),
+) -> None:
+    """Typed input: `input` handlers may replace or swallow it before it runs; a prompt takes
+    `attachments` along."""
     out = await bus.emit(Input(text))
     if out.stopped:
         await end_turn(state, stream, bus, quiet_end())
@@ -82,4 +90,4 @@ async def submit(state: AgentState, stream: Stream, bus: Bus, ctx: Context, text
         name, _, args = text[1:].partition(" ")
         await run_command(state, stream, bus, ctx, name, args.strip())
     else:
-        await run_turn(state, stream, bus, text)
+        await run_turn(state, stream, bus, text, attachments)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from support.cli import Project
+from support.server import FakeServer, Reply, sse
 
 TMUX = "/usr/bin/tmux"
 
@@ -317,3 +318,103 @@ def test_quit_and_exit_end_the_terminal(project: Project, panes: list[Pane], com
     assert [e["type"] for e in map(json.loads, log.read_text().splitlines())][-1] == (
         "session_shutdown"
     )
+
+
+def test_a_resumed_session_shows_its_conversation_before_the_prompt(
+    project: Project, panes: list[Pane]
+) -> None:
+    (project.root / "notes.txt").write_text("first line of notes\n")
+    project.script(
+        [
+            {"parts": [{"tool": "read", "args": {"path": "notes.txt"}}]},
+            {"text": "The notes say hi."},
+        ]
+    )
+    assert project.run("-p", "what do my notes say?").returncode == 0
+    project.script([{"text": "still here"}])
+    pane = start(panes, project, "-c")
+    screen = pane.wait_for("\n›\n", "s/test · ctx")
+    order = in_order(screen, "› what do my notes say?", "⚙ read", "The notes say hi.", "\n›\n")
+    assert -1 not in order, screen
+    assert "<context>" not in pane.scrollback()
+
+
+def test_ctrl_c_cancels_a_running_turn_and_the_session_goes_on(
+    project: Project, panes: list[Pane]
+) -> None:
+    project.script(
+        [{"parts": [{"text": "Working on it"}, {"delay": 30}, {"text": "never"}]}, {"text": "next"}]
+    )
+    pane = start(panes, project)
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("take your time")
+    pane.keys("Enter")
+    pane.wait_for("Working on it", "esc to cancel")
+    pane.keys("C-c")
+    pane.wait_for("⏹ cancelled")
+    pane.type("and now?")
+    pane.keys("Enter")
+    pane.wait_for("next")
+    pane.keys("C-c")
+    pane.keys("C-c")
+    assert pane.exit_status() == 0
+
+
+def test_an_at_file_attaches_its_content_to_the_message(
+    project: Project, panes: list[Pane], fake_server: FakeServer
+) -> None:
+    (project.root / "notes.txt").write_text("remember the milk\n")
+    project.settings(
+        {
+            "model": "local/test-model",
+            "providers": {
+                "local": {"api": "chat-completions", "base_url": f"{fake_server.url}/v1"}
+            },
+        }
+    )
+    answer = {"choices": [{"index": 0, "delta": {"content": "Noted."}, "finish_reason": None}]}
+    stop = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    fake_server.queue(
+        Reply(headers={"content-type": "text/event-stream"}, body=sse(answer, stop, done=True))
+    )
+    pane = start(panes, project)
+    pane.wait_for("\n›\n", "local/test-model")
+    pane.type("summarize @notes.txt please")
+    pane.keys("Enter")
+    pane.wait_for("Noted.")
+    [request] = fake_server.requests
+    sent = json.dumps(request.body["messages"][-1])
+    assert "summarize @notes.txt please" in sent and "remember the milk" in sent
+
+
+def test_undo_restores_what_the_last_turn_changed(project: Project, panes: list[Pane]) -> None:
+    (project.root / "a.txt").write_text("alpha\n")
+    (project.root / "c.txt").write_text("gamma\n")
+    edit = {"path": "a.txt", "old_string": "alpha", "new_string": "ALPHA"}
+    project.script(
+        [
+            {
+                "parts": [
+                    {"tool": "edit", "args": edit},
+                    {"tool": "write", "args": {"path": "b.txt", "content": "beta\n"}},
+                    {"tool": "bash", "args": {"command": "echo changed > c.txt"}},
+                ]
+            },
+            {"text": "All three done."},
+        ]
+    )
+    pane = start(panes, project)
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("change the files")
+    pane.keys("Enter")
+    pane.wait_for("All three done.")
+    assert (project.root / "b.txt").exists()
+    assert (project.root / "c.txt").read_text() == "changed\n"
+    pane.type("/undo")
+    pane.keys("Enter")
+    deadline = time.monotonic() + 10
+    while (project.root / "b.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (project.root / "a.txt").read_text() == "alpha\n"
+    assert not (project.root / "b.txt").exists()
+    assert (project.root / "c.txt").read_text() == "gamma\n"

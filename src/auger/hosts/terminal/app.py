@@ -38,6 +38,7 @@ from auger.hosts.terminal.status import Status
 from auger.hosts.terminal.text import Theme
 
 if TYPE_CHECKING:
+    from auger.llm.messages import UserPart
     from auger.runtime import Runtime
 
 FRAME = 1 / 30
@@ -121,6 +122,7 @@ class Terminal:
         self.code = 0
         self._hint, self._hint_until = "", 0.0
         self._last_ctrl_c = 0.0
+        self._shown_session: str | None = None
         self._frame_due = False
         self._ticking = False
         self._closed = False
@@ -158,7 +160,8 @@ class Terminal:
         self._start(text)
 
     def ctrl_c(self) -> None:
-        """Clear the input; with none, a second Ctrl-C soon after quits."""
+        """Clear the input; with none, cancel the running turn; when idle, a second Ctrl-C
+        soon after quits (as in Claude Code and Codex)."""
         if self.closing:
             self.app.exit(result=self.code)
             return
@@ -166,12 +169,16 @@ class Terminal:
             self.input.reset()
             self.pastes.clear()
             return
+        if self.busy and self.runtime is not None:
+            self.runtime.cancel()
+            self._last_ctrl_c = 0.0
+            return
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW:
             self.quit()
             return
         self._last_ctrl_c = now
-        self.say_hint(("esc cancels the turn · " if self.busy else "") + "ctrl-c again to quit")
+        self.say_hint("ctrl-c again to quit")
 
     def say_hint(self, text: str) -> None:
         """Show `text` in the status line for a moment."""
@@ -213,9 +220,18 @@ class Terminal:
             self.pipe.put(_END)
 
     async def _stream(self, text: str) -> None:
+        from auger.commands.mentions import MentionError, attach
+
         assert self.runtime is not None
         put = self.pipe.put
-        async for record in self.runtime.submit(text):
+        attached: tuple[UserPart, ...] = ()
+        if not text.startswith(("!", "/")):
+            try:  # each `@path` brings the file (an image as an image) into the message
+                attached = attach(text, self.cwd).parts
+            except MentionError as exc:
+                put(_Say(str(exc), "error"))
+                return
+        async for record in self.runtime.submit(text, attached):
             put(record)
 
     async def _boot(self) -> None:
@@ -250,6 +266,7 @@ class Terminal:
                 self.progress = item.label
             elif isinstance(item, _Ready):
                 self.runtime = item.runtime
+                item.runtime.listen(self.pipe.put)  # notices from background work, at once
                 self._next()
             elif isinstance(item, _Failed):
                 renderer.notice(item.message, "error")
@@ -258,10 +275,24 @@ class Terminal:
                 self.quit()
         self.request_frame()
 
+    def _show_transcript(self) -> None:
+        """A session resumed (at start, `/resume`, the picker) shows its conversation first; a
+        fork or a new session shows nothing again."""
+        runtime = self.runtime
+        if runtime is None or runtime.session_id == self._shown_session:
+            return
+        before, self._shown_session = self._shown_session, runtime.session_id
+        if before is not None and runtime.session.header.parent_session_id == before:
+            return
+        from auger.hosts.terminal.replay import show
+
+        show(self.renderer, list(runtime.messages))
+
     def _next(self) -> None:
         """Work on the Runtime's loop is over: run what was queued meanwhile."""
         self.busy = False
         self.renderer.end_stream()
+        self._show_transcript()
         self._idle.set()
         if self.runtime is not None and self.runtime.quit_requested:
             self.quit()
