@@ -131,7 +131,8 @@ async def _reasoning_delta(record: Record, attempt: Attempt) -> None:
 
 async def _text_done(record: Record, attempt: Attempt) -> None:
     assert isinstance(record, TextDone)
-    await attempt.bus.emit(MessageEvent("text", record.content))
+    if record.content:
+        await attempt.bus.emit(MessageEvent("text", record.content))
 
 
 async def _reasoning_done(record: Record, attempt: Attempt) -> None:
@@ -139,8 +140,9 @@ async def _reasoning_done(record: Record, attempt: Attempt) -> None:
     clock = attempt.state.place.clock
     started = attempt.reasoning_started if attempt.reasoning_started is not None else clock()
     attempt.reasoning_started = None
-    await attempt.bus.emit(MessageEvent("reasoning", record.content))
-    await attempt.bus.emit(ReasoningEvent(record.content, (clock() - started) * 1000))
+    if record.content:  # a block that only carries a provider's data (a signature) says nothing
+        await attempt.bus.emit(MessageEvent("reasoning", record.content))
+        await attempt.bus.emit(ReasoningEvent(record.content, (clock() - started) * 1000))
 
 
 async def _usage(record: Record, attempt: Attempt) -> None:

@@ -57,7 +57,15 @@ async def call_model(
         messages = list(state.conversation.messages)
         if bus.has(Context):
             messages = (await bus.emit(Context(messages, steps.count))).event.messages
-        request = Request(state.model, system, tuple(messages), tools, None, limits.reasoning)
+        request = Request(
+            state.model,
+            system,
+            tuple(messages),
+            tools,
+            None,
+            limits.reasoning,
+            cache_key=state.conversation.id,
+        )
         attempt = Attempt(state, stream, bus, exchange)
         try:
             return await attempt.run(request)

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from auger.extensions.registrar import Registrar
 
 SLOW_START = 10.0
+STARTUP_TIMEOUT = 5.0
+"""Seconds a turn waits, at most, for servers still starting (`mcp.startup_timeout`)."""
 STOP_TIMEOUT = 10.0
 STDIO_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
 
@@ -123,6 +125,8 @@ class _Server:
         self.client: Client | None = None
         self.tools: list[Tool] = []
         self.slow = False
+        self.settled = asyncio.Event()
+        """Set once the server is ready or has failed."""
 
 
 class McpServers:
@@ -131,10 +135,12 @@ class McpServers:
     def __init__(self) -> None:
         self._servers: dict[str, _Server] = {}
         self._g: Registrar | None = None
+        self._wait_until = 0.0
 
     def __call__(self, g: Registrar) -> None:
         """Register the start and stop handlers on this load's registrar."""
         g.on("session_start", functools.partial(self._sync, g))
+        g.on("before_agent_start", self._await_starting)
         g.on("session_shutdown", self._stop_all)
 
     def _declared(self, g: Registrar) -> dict[str, dict[str, Any]]:
@@ -157,6 +163,8 @@ class McpServers:
         self._g = g
         declared = self._declared(g)
         after = float(g.settings.get("slow_start", SLOW_START))
+        wait = float(g.settings.get("startup_timeout", STARTUP_TIMEOUT))
+        self._wait_until = asyncio.get_running_loop().time() + wait
         for name, server in list(self._servers.items()):
             running = server.task is not None and not server.task.done()
             if running and declared.get(name) == server.spec:
@@ -170,6 +178,18 @@ class McpServers:
             if name not in self._servers:
                 server = self._servers[name] = _Server(name, spec)
                 server.task = asyncio.create_task(self._serve(server, ctx, after))
+
+    async def _await_starting(self, event: Any) -> None:
+        """Before a turn's first model call, wait (bounded by `mcp.startup_timeout`, counted
+        from the session's start) for servers still starting, so their tools are there from
+        the first step; a server still not ready joins at a later turn."""
+        starting = [s.settled.wait() for s in self._servers.values() if not s.settled.is_set()]
+        remaining = self._wait_until - asyncio.get_running_loop().time()
+        if starting and remaining > 0:
+            waits = [asyncio.ensure_future(w) for w in starting]
+            _, pending = await asyncio.wait(waits, timeout=remaining)
+            for waiting in pending:
+                waiting.cancel()
 
     async def _stop_all(self, event: Any) -> None:
         servers, self._servers = list(self._servers.values()), {}
@@ -206,6 +226,7 @@ class McpServers:
                     if self._servers.get(server.name) is server and self._g is not None:
                         for made in server.tools:
                             self._g.tool(made)
+                    server.settled.set()
                     if server.slow:
                         self._notify(
                             f"MCP server {server.name} is ready ({len(listed)} tools)", "info"
@@ -218,6 +239,7 @@ class McpServers:
                 )
             finally:
                 timer.cancel()
+                server.settled.set()
                 server.client = None
 
     def _tool(self, server_name: str, listed: Any) -> Tool:

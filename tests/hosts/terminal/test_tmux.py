@@ -418,3 +418,13 @@ def test_undo_restores_what_the_last_turn_changed(project: Project, panes: list[
     assert (project.root / "a.txt").read_text() == "alpha\n"
     assert not (project.root / "b.txt").exists()
     assert (project.root / "c.txt").read_text() == "gamma\n"
+
+
+def test_resume_without_an_id_opens_the_session_picker(project: Project, panes: list[Pane]) -> None:
+    project.script([{"text": "first answer"}])
+    assert project.run("-p", "the first session").returncode == 0
+    project.script([{"text": "second answer"}])
+    pane = start(panes, project, "-r")
+    pane.wait_for("? Resume a session", "the first session")
+    pane.keys("Enter")
+    pane.wait_for("› the first session", "first answer")

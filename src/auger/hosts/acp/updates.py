@@ -24,6 +24,7 @@ from acp.schema import (
     UsageUpdate,
 )
 
+from auger.engine.registry import CONTEXT_OPEN
 from auger.llm.arguments import arguments_or_empty
 from auger.llm.messages import (
     AssistantMessage,
@@ -156,6 +157,8 @@ def prompt_text(blocks: list[Any]) -> str:
 def replay(message: Message, cwd: Path) -> list[Any]:
     """The `session/update`s that show a stored message again."""
     if isinstance(message, UserMessage):
+        if message.text.startswith(CONTEXT_OPEN):
+            return []  # the context message is the model's, not something the person said
         return [update_user_message_text(message.text)]
     if isinstance(message, ToolResultMessage):
         status: Literal["failed", "completed"] = "failed" if message.is_error else "completed"

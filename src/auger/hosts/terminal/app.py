@@ -268,6 +268,8 @@ class Terminal:
                 self.runtime = item.runtime
                 item.runtime.listen(self.pipe.put)  # notices from background work, at once
                 self._next()
+                if getattr(self.opts, "resume", None) == "":  # `auger -r`: pick one
+                    self.questions.pick_session()
             elif isinstance(item, _Failed):
                 renderer.notice(item.message, "error")
                 self.code = 2
