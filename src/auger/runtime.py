@@ -15,7 +15,6 @@ from typing import Any
 import msgspec
 
 from auger.bus import Bus
-from auger.config.credentials import with_credentials
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home
 from auger.config.settings import load_settings
@@ -112,8 +111,7 @@ class Runtime:
         key_warnings: list[str] = []
         # API keys: the environment first, then auth.json; used to reach providers only, so
         # a stored key never leaks into the environment of the commands tools run
-        keys = with_credentials(env, home, key_warnings.append)
-        self._models = ModelResolver(keys, self.settings, env)
+        self._models = ModelResolver(env, home, self.settings, key_warnings.append)
         self._disabled = frozenset(disable) | disabled_in(self.settings)
         save = save and "recorder" not in self._disabled
         if session is not None and not save:
@@ -323,6 +321,20 @@ class Runtime:
     async def compact(self, instruction: str | None = None) -> bool:
         """Summarise the older part of the conversation now (`/compact`)."""
         return await compact_now(self._state, self._stream, self._bus, instruction, automatic=False)
+
+    async def refresh_credentials(self) -> None:
+        """Read auth.json again (after `/login` or `/logout`): later model switches see the keys
+        now stored, and the current provider is rebuilt with them when it can be (one given to
+        the constructor, or whose key is gone, stays as it is)."""
+        self._models.refresh()
+        try:
+            model, provider = self._models.resolve(self.model, None, self._state.registry)
+        except ConfigError:
+            return
+        old = self._state.provider
+        self._state.use(model, provider)
+        if old is not provider:
+            await old.aclose()
 
     async def reload(self) -> bool:
         """Re-import every extension and swap all registrations at once.

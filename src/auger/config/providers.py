@@ -7,7 +7,10 @@ that moves the base URL (a proxy, or a test's local server). Settings merge over
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from auger.config.errors import ConfigError
 
 _LOCAL = "no key: a server on this machine"
 
@@ -116,3 +119,24 @@ BUILTIN: dict[str, dict[str, Any]] = {
 def key_hint(row: dict[str, Any]) -> str:
     """What a provider needs to be used: its key variable, or that it needs none."""
     return str(row.get("api_key_env") or _LOCAL)
+
+
+def key_variable(provider: str, settings: Mapping[str, Any]) -> str:
+    """The variable that holds `provider`'s API key (built in, or declared in settings).
+
+    Raises `ConfigError` for an unknown provider and for one that needs no key.
+    """
+    declared = settings.get("providers")
+    own = declared.get(provider) if isinstance(declared, dict) else None
+    row = {**BUILTIN.get(provider, {}), **(own if isinstance(own, dict) else {})}
+    if not row:
+        raise ConfigError(f"unknown provider {provider!r} — one of {', '.join(sorted(BUILTIN))}")
+    env_var = row.get("api_key_env")
+    if not env_var:
+        raise ConfigError(f"{provider} needs no key ({key_hint(row)})")
+    return str(env_var)
+
+
+def keyed_providers() -> list[str]:
+    """The built-in providers that take an API key, by name."""
+    return sorted(name for name, row in BUILTIN.items() if row.get("api_key_env"))

@@ -68,6 +68,10 @@ class Controls(Protocol):
         """Re-import every extension."""
         ...
 
+    async def refresh_credentials(self) -> None:
+        """Read the stored API keys again."""
+        ...
+
     def set_name(self, name: str) -> None:
         """Name the session."""
         ...

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from auger.config.credentials import Warn, with_credentials
 from auger.config.errors import ConfigError
 from auger.config.http import transport_from
 from auger.config.models import (
@@ -29,11 +31,16 @@ class ModelResolver:
     (and the providers extensions registered)."""
 
     def __init__(
-        self, keys: Mapping[str, str], settings: Mapping[str, Any], env: Mapping[str, str]
+        self, env: Mapping[str, str], home: Path, settings: Mapping[str, Any], warn: Warn
     ) -> None:
-        self._keys = keys
-        self._settings = settings
         self._env = env
+        self._home = home
+        self._settings = settings
+        self._keys = with_credentials(env, home, warn)
+
+    def refresh(self) -> None:
+        """Read auth.json again (a key was saved or removed since)."""
+        self._keys = with_credentials(self._env, self._home)
 
     def choose(
         self,

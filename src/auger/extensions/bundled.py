@@ -9,7 +9,7 @@ def bundled() -> tuple[list[Source], list[Source]]:
     """The bundled extensions: those loaded first, and those loaded after every other one
     (skills, templates and MCP, so they see the skill folders, commands and MCP servers others
     added)."""
-    from auger.commands import agents_md, builtin, skills, templates, undo
+    from auger.commands import agents_md, builtin, login, skills, templates, undo
     from auger.extensions import claude_hooks
     from auger.extensions.mcp import McpServers
     from auger.tools.builtin import extensions
@@ -18,6 +18,7 @@ def bundled() -> tuple[list[Source], list[Source]]:
         *extensions(),
         ("commands", builtin.extension),
         ("checkpoints", undo.extension),
+        ("login", login.extension),
         ("agents_md", agents_md.extension),
         ("claude_hooks", claude_hooks.extension),
     ]

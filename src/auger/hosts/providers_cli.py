@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from auger.config.credentials import remove_credential, save_credential
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home, display
-from auger.config.providers import BUILTIN, key_hint
+from auger.config.providers import key_variable
 from auger.config.settings import load_settings
 
 MODELS_USAGE = "usage: auger models [--provider PROVIDER]"
@@ -72,18 +71,6 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
     return 0
 
 
-def _key_env(provider: str, settings: Mapping[str, Any]) -> str:
-    declared = settings.get("providers") or {}
-    row = {**BUILTIN.get(provider, {}), **(declared.get(provider) or {})}
-    if not row:
-        known = ", ".join(sorted(BUILTIN))
-        raise ConfigError(f"unknown provider {provider!r} — one of {known}")
-    env_var = row.get("api_key_env")
-    if not env_var:
-        raise ConfigError(f"{provider} needs no key ({key_hint(row)})")
-    return str(env_var)
-
-
 def login_main(args: list[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     """Store a provider's key in auth.json (0600): from stdin, or asked for without echo."""
     if _help(args, LOGIN_USAGE, "Keep a provider's API key in ~/.auger/auth.json (0600).", out):
@@ -93,7 +80,7 @@ def login_main(args: list[str], stdin: TextIO = sys.stdin, out: TextIO = sys.std
         return 2
     home = auger_home(os.environ)
     try:
-        env_var = _key_env(args[0], load_settings(home, Path.cwd()))
+        env_var = key_variable(args[0], load_settings(home, Path.cwd()))
     except ConfigError as exc:
         sys.stderr.write(f"auger: {exc}\n")
         return 2
@@ -120,7 +107,7 @@ def logout_main(args: list[str], out: TextIO = sys.stdout) -> int:
         return 2
     home = auger_home(os.environ)
     try:
-        env_var = _key_env(args[0], load_settings(home, Path.cwd()))
+        env_var = key_variable(args[0], load_settings(home, Path.cwd()))
     except ConfigError as exc:
         sys.stderr.write(f"auger: {exc}\n")
         return 2
