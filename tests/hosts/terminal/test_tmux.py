@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import stat
 import subprocess
 import time
@@ -428,3 +429,25 @@ def test_resume_without_an_id_opens_the_session_picker(project: Project, panes: 
     pane.wait_for("? Resume a session", "the first session")
     pane.keys("Enter")
     pane.wait_for("› the first session", "first answer")
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
+def test_export_writes_a_page_a_browser_renders(project: Project, panes: list[Pane]) -> None:
+    project.script([{"text": "The answer is **forty-two**."}])
+    pane = start(panes, project)
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("what is the answer?")
+    pane.keys("Enter")
+    pane.wait_for("The answer is forty-two.")
+    pane.type("/export answer.html")
+    pane.keys("Enter")
+    pane.wait_for("Exported to")
+    page = project.root / "answer.html"
+    dom = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert "what is the answer?" in dom.stdout and "<strong>forty-two</strong>" in dom.stdout
