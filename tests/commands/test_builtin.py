@@ -80,3 +80,27 @@ def test_builtins_through_print_mode(tmp_path: Path, command: str, expected: str
     ]
     assert any(expected in text for text in shown) if expected else shown == []
     assert records[-1]["type"] == "turn_end" and records[-1]["stop_reason"] == "completed"
+
+
+async def test_tree_moves_to_the_picked_entry(tmp_path: Path) -> None:
+    from support.hosts import Answering
+
+    provider = ScriptedProvider([Reply.of("a1"), Reply.of("b1"), Reply.of("c1")])
+    host = Answering(capabilities=["ask"])
+    rt = make_runtime(tmp_path, provider, bundled=True, host=host)
+    from auger.session.entries import MessageEntry
+    from auger.session.tree import choices
+
+    await collect(rt, "one")
+    first_answer = [e for e in rt.session.branch() if isinstance(e, MessageEntry)][-1].id
+    await collect(rt, "two")
+
+    [line] = [label for label, entry in choices(rt.session).items() if entry == first_answer]
+    host.answers.append(line)
+    assert "Continuing from" in await said(rt, "tree")
+    assert rt.session.leaf_id == first_answer
+    await collect(rt, "three")
+    assert [m.text for m in provider.requests[-1].messages if m.role == "user"][-2:] == [
+        "one",
+        "three",
+    ]

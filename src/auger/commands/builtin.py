@@ -105,10 +105,26 @@ async def fork(ctx: Context) -> None:
 
 
 async def tree(ctx: Context) -> None:
-    """Show this session's tree; `*` marks the current branch."""
-    from auger.session.tree import render
+    """Move about this session's tree: pick an entry to continue from (`/tree ID` goes there;
+    a host that cannot ask shows the tree, `*` marking the current branch)."""
+    from auger.session.tree import choices, render
 
-    await ctx.say(render(ctx.session) or "The session is empty.")
+    session = ctx.session
+    if ctx.args.strip():
+        target = ctx.args.strip()
+    elif "ask" in ctx.capabilities and (options := choices(session)):
+        picked = await ctx.ask("Continue from which entry?", list(options))
+        if picked is None:
+            return
+        target = options[picked]
+    else:
+        await ctx.say(render(session) or "The session is empty.")
+        return
+    if not any(entry.id == target for entry in session.entries):
+        ctx.notify(f"no entry {target!r} in this session (/tree lists them)", "error")
+        return
+    await ctx.runtime.navigate(target)
+    await ctx.say(f"Continuing from {target}.")
 
 
 async def name(ctx: Context) -> None:

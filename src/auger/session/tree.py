@@ -21,6 +21,17 @@ def describe(entry: Entry) -> str:
     return entry.type
 
 
+def choices(session: SessionFile) -> dict[str, str]:
+    """The tree's messages as picker lines, newest first, each naming its entry id."""
+    out: dict[str, str] = {}
+    for row in reversed(session.tree()):
+        if not isinstance(row.entry, MessageEntry):
+            continue
+        mark = "›" if row.entry.id == session.leaf_id else ("*" if row.on_branch else " ")
+        out[f"{mark} {'  ' * row.depth}{describe(row.entry)} · {row.entry.id}"] = row.entry.id
+    return out
+
+
 def render(session: SessionFile) -> str:
     """Every entry, indented by branch depth; `*` marks the current branch, `>` the leaf."""
     lines = []
