@@ -13,6 +13,7 @@ from auger.session.paths import list_sessions
 from auger.session.store import SessionFile
 from auger.session.tree import render
 from auger.tools.base import tool
+from support.context import conversation
 from support.runtime import collect, make_runtime
 
 ran: list[str] = []
@@ -41,7 +42,11 @@ async def test_the_file_appears_with_the_first_message_and_restores(tmp_path: Pa
     records = await collect(restored, "second")
     assert isinstance(records[0], SessionStart) and records[0].reason == "restore"
     assert records[0].id == rt.session_id == restored.session_id
-    assert [m.text for m in provider.requests[0].messages] == ["first", "one", "second"]
+    assert [m.text for m in conversation(provider.requests[0].messages)] == [
+        "first",
+        "one",
+        "second",
+    ]
     again = SessionFile.open(path)
     texts = [e.message.text for e in again.entries if isinstance(e, MessageEntry)]
     assert texts == ["first", "one", "second", "three"]
@@ -68,7 +73,7 @@ async def test_tool_calls_left_without_results_are_interrupted_never_rerun(tmp_p
     rt = make_runtime(tmp_path, provider, session=SessionFile.open(path), extensions=[with_echo])
     records = await collect(rt, "continue")
     assert ran == [] and not any(r.type == "after_tool_call" for r in records)
-    sent = provider.requests[0].messages
+    sent = conversation(provider.requests[0].messages)
     assert [m.role for m in sent] == ["user", "assistant", "tool", "user"]
     assert sent[2].is_error and sent[2].text == INTERRUPTED
 
@@ -120,7 +125,7 @@ async def test_fork_starts_a_new_file_from_an_entry(tmp_path: Path) -> None:
     parent_path, parent_id = rt.transcript_path, rt.session_id
     new_path = await rt.fork(first_answer)
     assert new_path is not None and new_path != parent_path
-    assert [m.text for m in rt.messages] == ["one", "a1"]
+    assert [m.text for m in conversation(rt.messages)] == ["one", "a1"]
     records = await collect(rt, "three")
     assert records[0].type == "session_start" and records[0].id != parent_id
     reopened = SessionFile.open(new_path)
@@ -158,7 +163,8 @@ async def test_new_and_switch(tmp_path: Path) -> None:
     assert await rt.switch(first)
     records = await collect(rt, "back")
     assert records[0].reason == "restore"
-    assert [m.text for m in provider.requests[-1].messages] == ["in the first", "a", "back"]
+    sent = conversation(provider.requests[-1].messages)
+    assert [m.text for m in sent] == ["in the first", "a", "back"]
 
 
 async def test_navigate_with_a_branch_summary(tmp_path: Path) -> None:
@@ -170,7 +176,7 @@ async def test_navigate_with_a_branch_summary(tmp_path: Path) -> None:
     anchor = rt.session.leaf_id
     await collect(rt, "two")
     await rt.navigate(anchor, summarize=True)
-    texts = [m.text for m in rt.messages]
+    texts = [m.text for m in conversation(rt.messages)]
     assert texts[:2] == ["one", "a1"] and "tried two, got b1" in texts[2]
     await collect(rt, "three")
     drawn = render(rt.session)
@@ -191,7 +197,7 @@ async def test_names_labels_and_extension_entries(tmp_path: Path) -> None:
     await collect(rt, "hi")
     rt.set_name("groceries")
     rt.label(rt.session.leaf_id, "done")
-    sent = [m.text for m in provider.requests[0].messages]
+    sent = [m.text for m in conversation(provider.requests[0].messages)]
     assert sent == ["remember the milk", "hi"]
     entries = SessionFile.open(rt.transcript_path).entries
     assert any(isinstance(e, CustomEntry) and e.data == {"n": 1} for e in entries)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from auger.commands.agents_md import instruction_files, render
 from auger.llm.scripted import Reply, ScriptedProvider
+from support.context import contexts
 from support.runtime import collect, make_runtime
 
 
@@ -31,15 +32,31 @@ def test_files_from_home_then_root_down_to_cwd_with_claude_md_as_fallback(tmp_pa
     assert text.index("home rules") < text.index("repo rules") < text.index("b rules")
 
 
-async def test_section_is_reread_every_turn(tmp_path: Path) -> None:
+async def test_agents_md_reaches_the_model_in_the_context_message(tmp_path: Path) -> None:
+    provider = ScriptedProvider([Reply.of("a")])
+    rt = make_runtime(tmp_path, provider, bundled=True)
+    (rt.cwd / "AGENTS.md").write_text("Use tabs.")
+    await collect(rt, "one")
+    request = provider.requests[0]
+    [context] = contexts(request.messages)
+    assert "Use tabs." in context and "Use tabs." not in request.system
+    assert request.messages[-1].text == "one"
+
+
+async def test_an_edited_agents_md_adds_a_context_message_at_the_next_turn(
+    tmp_path: Path,
+) -> None:
     provider = ScriptedProvider([Reply.of("a"), Reply.of("b")])
     rt = make_runtime(tmp_path, provider, bundled=True)
     (rt.cwd / "AGENTS.md").write_text("Use tabs.")
     await collect(rt, "one")
     (rt.cwd / "AGENTS.md").write_text("Use spaces.")
     await collect(rt, "two")
-    assert "Use tabs." in provider.requests[0].system
-    assert "Use spaces." in provider.requests[1].system
+    first, second = provider.requests
+    assert second.messages[: len(first.messages)] == first.messages
+    old, new = contexts(second.messages)
+    assert "Use tabs." in old and "Use spaces." in new and "Use tabs." not in new
+    assert [m.text for m in second.messages[-2:]] == [new, "two"]
 
 
 async def test_disabled_by_name(tmp_path: Path) -> None:
@@ -48,3 +65,4 @@ async def test_disabled_by_name(tmp_path: Path) -> None:
     (rt.cwd / "AGENTS.md").write_text("Use tabs.")
     await collect(rt, "one")
     assert "Use tabs." not in provider.requests[0].system
+    assert not any("Use tabs." in c for c in contexts(provider.requests[0].messages))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from auger.llm.scripted import Call, Reply, ScriptedProvider
 from auger.records import CommandOutput
+from support.context import conversation
 from support.runtime import make_runtime
 
 
@@ -22,7 +23,7 @@ async def test_init_has_the_model_write_agents_md(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, provider, bundled=True)
     records = [r async for r in rt.run_command("init", "mention the Makefile")]
     assert records[-1].type == "turn_end" and records[-1].text == "Wrote AGENTS.md."
-    prompt = provider.requests[0].messages[0].text
+    prompt = conversation(provider.requests[0].messages)[0].text
     assert "write an AGENTS.md file" in prompt and prompt.endswith("Also: mention the Makefile")
     assert "already an AGENTS.md" not in prompt
     assert (rt.cwd / "AGENTS.md").read_text().startswith("# Agents")
@@ -33,7 +34,7 @@ async def test_init_improves_an_existing_agents_md(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, provider, bundled=True)
     (rt.cwd / "AGENTS.md").write_text("old\n")
     [r async for r in rt.run_command("init")]
-    assert "already an AGENTS.md" in provider.requests[0].messages[0].text
+    assert "already an AGENTS.md" in conversation(provider.requests[0].messages)[0].text
 
 
 async def test_clear_starts_an_empty_session(tmp_path: Path) -> None:

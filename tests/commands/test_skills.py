@@ -7,6 +7,7 @@ from pathlib import Path
 from auger.commands.skills import discover, inline, listing, skill_dirs
 from auger.llm.scripted import Reply, ScriptedProvider
 from auger.records import Notify, SkillActivated
+from support.context import contexts
 from support.runtime import collect, make_runtime
 
 
@@ -80,7 +81,6 @@ async def test_skill_command_activates_and_sends_the_inlined_skill(tmp_path: Pat
     rt = make_runtime(tmp_path, provider, bundled=True)
     write_skill(rt.cwd / ".agents" / "skills", "review", "reviews code", body="Be thorough.")
     await rt.reload()
-    assert "<name>review</name>" in rt.system_prompt()
     records = [r async for r in rt.run_command("skill:review", "src/")]
     assert any(isinstance(r, SkillActivated) and r.name == "review" for r in records)
     assert records[-1].type == "turn_end" and records[-1].text == "reviewed"
@@ -88,6 +88,17 @@ async def test_skill_command_activates_and_sends_the_inlined_skill(tmp_path: Pat
     assert sent.startswith('<skill name="review"') and sent.endswith(
         "Be thorough.\n</skill>\n\nsrc/"
     )
+
+
+async def test_skills_are_listed_in_the_context_message(tmp_path: Path) -> None:
+    provider = ScriptedProvider([Reply.of("ok")])
+    rt = make_runtime(tmp_path, provider, bundled=True)
+    write_skill(rt.cwd / ".agents" / "skills", "review", "reviews code", body="Be thorough.")
+    await rt.reload()
+    await collect(rt, "hi")
+    [context] = contexts(provider.requests[0].messages)
+    assert "<name>review</name>" in context
+    assert "<name>review</name>" not in provider.requests[0].system
 
 
 async def test_invalid_skill_is_a_notice(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from auger.session.compaction import SUMMARY_SYSTEM
 from auger.session.context import COMPACTION_PREFIX
 from auger.session.entries import CompactionEntry, MessageEntry
 from auger.tools.base import tool
+from support.context import conversation
 from support.runtime import collect, make_runtime
 
 TINY = Model("scripted", "tiny", "scripted", context_window=4000)
@@ -196,9 +197,10 @@ async def test_navigating_back_to_a_compacted_away_entry(tmp_path: Path) -> None
         e for e in session.entries if isinstance(e, MessageEntry) and e.message.text == "a1"
     )
     await rt.navigate(first_answer.id)
-    assert [m.text for m in rt.messages] == ["one", "a1"]
+    assert [m.text for m in conversation(rt.messages)] == ["one", "a1"]
     await collect(rt, "branch from here")
-    assert [m.text for m in provider.requests[-1].messages] == ["one", "a1", "branch from here"]
+    sent = conversation(provider.requests[-1].messages)
+    assert [m.text for m in sent] == ["one", "a1", "branch from here"]
     # the whole history is still in the file
     texts = [e.message.text for e in session.entries if isinstance(e, MessageEntry)]
     assert texts[:4] == ["one", "a1", "two", "b1"]

@@ -13,6 +13,7 @@ from auger.llm.scripted import Call, Delay, Fail, Reply, ScriptedProvider, Text
 from auger.llm.usage import Usage
 from auger.records import AfterToolCall, BeforeToolCall, Notify, TurnEnd
 from auger.tools.base import ToolError, tool
+from support.context import contexts, conversation
 from support.runtime import TickClock, collect, make_runtime, types
 
 
@@ -238,7 +239,7 @@ async def test_cancel_during_a_tool_answers_every_call(tmp_path: Path) -> None:
     ]
     assert records[-1].stop_reason == "cancelled"
     # the conversation stays valid: every call has a result
-    assert [m.role for m in rt.messages] == ["user", "assistant", "tool", "tool"]
+    assert [m.role for m in conversation(rt.messages)] == ["user", "assistant", "tool", "tool"]
 
 
 async def test_cancel_from_another_thread(tmp_path: Path) -> None:
@@ -259,7 +260,7 @@ async def test_the_conversation_carries_over_between_prompts(tmp_path: Path) -> 
     rt = make_runtime(tmp_path, provider)
     await collect(rt, "first")
     await collect(rt, "second")
-    sent = provider.requests[1].messages
+    sent = conversation(provider.requests[1].messages)
     assert [(m.role, m.text) for m in sent] == [
         ("user", "first"),
         ("assistant", "one"),
@@ -271,13 +272,50 @@ async def test_system_prompt_is_assembled_from_sections_every_turn(tmp_path: Pat
     provider = ScriptedProvider([Reply.of("a"), Reply.of("b")])
     rt = make_runtime(tmp_path, provider, extensions=[tools_extension])
     await collect(rt, "x")
-    system = provider.requests[0].system
-    assert "Tools available: echo, slow, missing." in system
-    assert f"The current working directory is {rt.cwd}." in system
-    assert "Today's date is" in system
-    rt.tools.pop("slow")
+    first = provider.requests[0]
+    assert [t.name for t in first.tools] == ["echo", "slow", "missing"]
+    assert "No tools are available in this session." not in first.system
+    rt.tools.clear()
     await collect(rt, "y")
-    assert "Tools available: echo, missing." in provider.requests[1].system
+    assert "No tools are available in this session." in provider.requests[1].system
+
+
+async def test_the_date_and_cwd_reach_the_model_in_the_context_message(tmp_path: Path) -> None:
+    provider = ScriptedProvider([Reply.of("a")])
+    rt = make_runtime(tmp_path, provider)
+    await collect(rt, "x")
+    request = provider.requests[0]
+    [context] = contexts(request.messages)
+    assert f"The current working directory is {rt.cwd}." in context
+    assert "Today's date is" in context
+    assert str(rt.cwd) not in request.system and "Today's date" not in request.system
+    assert [m.text for m in request.messages] == [context, "x"]
+
+
+async def test_two_projects_differ_only_in_the_context_message(tmp_path: Path) -> None:
+    requests = []
+    for name in ("a", "b"):
+        provider = ScriptedProvider([Reply.of("ok")])
+        (tmp_path / name).mkdir()
+        await collect(make_runtime(tmp_path / name, provider, extensions=[tools_extension]), "x")
+        requests.append(provider.requests[0])
+    a, b = requests
+    assert a.system.encode() == b.system.encode()
+    assert a.tools == b.tools and a.tools
+    assert conversation(a.messages) == conversation(b.messages)
+    [context_a], [context_b] = contexts(a.messages), contexts(b.messages)
+    assert context_a != context_b
+
+
+async def test_an_unchanged_context_is_not_sent_again(tmp_path: Path) -> None:
+    provider = ScriptedProvider([Reply.of("one"), Reply.of("two")])
+    rt = make_runtime(tmp_path, provider)
+    await collect(rt, "first")
+    await collect(rt, "second")
+    first, second = provider.requests
+    assert second.messages[: len(first.messages)] == first.messages
+    assert len(contexts(second.messages)) == 1
+    assert [m.text for m in second.messages[len(first.messages) :]] == ["one", "second"]
 
 
 async def test_notices_raised_while_idle_open_the_next_stream(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from auger.records import AfterToolCall, CommandOutput, Notify
 from auger.runtime import Runtime
 from auger.tools.base import tool
 from support.cli import Project, json_lines
+from support.context import conversation
 from support.hosts import Answering
 from support.runtime import collect
 
@@ -172,7 +173,8 @@ async def test_custom_command_says_then_prompts(tmp_path: Path) -> None:
     records = [r async for r in rt.run_command("review", "src/app.py")]
     said = [r.text for r in records if isinstance(r, CommandOutput)]
     assert said == ["Reviewing src/app.py…"]
-    assert provider.requests[0].messages[0].text.startswith("Review src/app.py. List bugs first")
+    sent = conversation(provider.requests[0].messages)
+    assert sent[0].text.startswith("Review src/app.py. List bugs first")
     assert [r.type for r in records].count("turn_end") == 1
     assert records[-1].text == "No bugs found."
     records = [r async for r in rt.run_command("review")]
@@ -194,7 +196,7 @@ async def test_context_trimmer_sends_only_the_recent_messages(tmp_path: Path) ->
     rt = make(tmp_path, provider, "context_trimmer", settings=settings)
     for prompt in ("one", "two", "three"):
         await collect(rt, prompt)
-    sent = [[m.role for m in r.messages] for r in provider.requests]
+    sent = [[m.role for m in conversation(r.messages)] for r in provider.requests]
     assert sent == [
         ["user"],
         ["user", "assistant", "user"],
@@ -202,7 +204,7 @@ async def test_context_trimmer_sends_only_the_recent_messages(tmp_path: Path) ->
         ["user"],  # "three"
     ]
     assert provider.requests[3].messages[0].text == "three"
-    assert len(rt.messages) == 8
+    assert len(conversation(rt.messages)) == 8
 
 
 async def test_cost_limit_blocks_tools_once_the_budget_is_spent(tmp_path: Path) -> None:

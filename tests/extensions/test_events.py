@@ -23,6 +23,7 @@ from auger.records import AfterToolCall, BeforeToolCall, CommandOutput, Notify
 from auger.runtime import Runtime
 from auger.tools import bash
 from support import chat
+from support.context import conversation
 from support.extensions import (
     SPEC_EVENTS,
     STREAM_RECORDS,
@@ -289,7 +290,7 @@ async def test_a_value_returned_by_an_observer_is_ignored_with_a_warning(
     )
     provider = ScriptedProvider([Reply.of("ok")])
     records = await collect(runtime(tmp_path, provider, ext), "the prompt")
-    assert provider.requests[0].messages[0].text == "the prompt"
+    assert conversation(provider.requests[0].messages)[0].text == "the prompt"
     assert notices(records) == [
         (
             "warning",
@@ -343,7 +344,7 @@ async def test_input_replacements_chain_and_reach_the_model(
         ("first", "hi"),
         ("second", "hi (first)"),
     ]
-    assert provider.requests[0].messages[0].text == "hi (first) (second)"
+    assert conversation(provider.requests[0].messages)[0].text == "hi (first) (second)"
 
 
 async def test_input_is_replaced_before_it_is_routed(tmp_path: Path, exts: Extensions) -> None:
@@ -442,7 +443,7 @@ async def test_before_agent_start_replaces_the_prompt_then_the_system_prompt(
     assert exts.one("turn_start")["text"] == "the typed prompt"
     assert exts.one("agent_start")["prompt"] == "a rewritten prompt"
     assert provider.requests[0].system == "You are terse."
-    assert provider.requests[0].messages[0].text == "a rewritten prompt"
+    assert conversation(provider.requests[0].messages)[0].text == "a rewritten prompt"
 
 
 async def test_before_agent_start_false_cancels_the_turn(tmp_path: Path, exts: Extensions) -> None:
@@ -479,15 +480,16 @@ async def test_before_request_strings_are_appended_to_the_stored_message(
     provider = ScriptedProvider([Reply.of("un"), Reply.of("deux")])
     rt = runtime(tmp_path, provider, ext)
     await collect(rt, "one")
+    stored = len(rt.messages)
     await collect(rt, "two")
     assert [(s["by"], s["prompt"], s["messages"]) for s in exts.seen()] == [
         ("first", "one", 0),
         ("second", "one\n\nAnswer in French.", 0),
-        ("first", "two", 2),
-        ("second", "two\n\nAnswer in French.", 2),
+        ("first", "two", stored),
+        ("second", "two\n\nAnswer in French.", stored),
     ]
-    assert rt.messages[0].text == "one\n\nAnswer in French.\n\nBe brief."
-    assert provider.requests[0].messages[0].text == rt.messages[0].text
+    assert conversation(rt.messages)[0].text == "one\n\nAnswer in French.\n\nBe brief."
+    assert conversation(provider.requests[0].messages)[0] == conversation(rt.messages)[0]
 
 
 async def test_tool_call_dicts_replace_the_input_along_the_chain(
@@ -650,14 +652,15 @@ async def test_context_replaces_what_one_call_sends_and_not_the_conversation(
     rt = runtime(tmp_path, provider, ext)
     await collect(rt, "one")
     await collect(rt, "two")
-    assert [(s["by"], len(s["messages"]), s["step"]) for s in exts.seen()] == [
+    seen = [(s["by"], len(conversation(s["messages"])), s["step"]) for s in exts.seen()]
+    assert seen == [
         ("first", 1, 1),
         ("second", 1, 1),
         ("first", 3, 1),
         ("second", 1, 1),
     ]
     assert [m.text for m in provider.requests[1].messages] == ["two"]
-    assert [m.text for m in rt.messages] == ["one", "a", "two", "b"]
+    assert [m.text for m in conversation(rt.messages)] == ["one", "a", "two", "b"]
 
 
 async def test_context_handlers_get_a_copy(tmp_path: Path, exts: Extensions) -> None:
@@ -668,7 +671,7 @@ async def test_context_handlers_get_a_copy(tmp_path: Path, exts: Extensions) -> 
     rt = runtime(tmp_path, provider, ext)
     await collect(rt, "one")
     await collect(rt, "two")
-    assert [m.text for m in rt.messages] == ["one", "a", "two", "b"]
+    assert [m.text for m in conversation(rt.messages)] == ["one", "a", "two", "b"]
 
 
 async def test_context_fires_once_per_stream_attempt(tmp_path: Path, exts: Extensions) -> None:
@@ -689,7 +692,10 @@ async def test_context_fires_once_per_stream_attempt(tmp_path: Path, exts: Exten
     )
     rt = runtime(tmp_path, provider, ext, retry=RetryPolicy(attempts=2, base_delay=0.001))
     await collect(rt, "go")
-    assert [(s["step"], s["count"]) for s in exts.seen()] == [(1, 1), (2, 3), (3, 3)]
+    seen = exts.seen()
+    assert [s["step"] for s in seen] == [1, 2, 3]
+    assert [s["count"] for s in seen] == [len(r.messages) for r in provider.requests]
+    assert seen[1]["count"] == seen[0]["count"] + 2  # the call and its result
 
 
 async def test_before_provider_request_merges_headers_and_replaces_the_body(
@@ -805,7 +811,7 @@ async def test_a_raising_handler_is_reported_and_counts_as_none(
     records = await collect(runtime(tmp_path, provider, ext), "go")
     assert notices(records) == [("error", "before_request handler failed: no config")]
     assert exts.one("before_request")["prompt"] == "go"
-    assert provider.requests[0].messages[0].text == "go\n\nBe brief."
+    assert conversation(provider.requests[0].messages)[0].text == "go\n\nBe brief."
 
 
 async def test_a_value_of_the_wrong_kind_is_ignored_with_a_warning(
@@ -832,7 +838,7 @@ async def test_a_value_of_the_wrong_kind_is_ignored_with_a_warning(
         )
     ]
     assert exts.one("before_request")["prompt"] == "go"
-    assert provider.requests[0].messages[0].text == "go"
+    assert conversation(provider.requests[0].messages)[0].text == "go"
 
 
 async def test_async_two_argument_handlers_receive_ctx(tmp_path: Path, exts: Extensions) -> None:
@@ -858,4 +864,4 @@ async def test_async_two_argument_handlers_receive_ctx(tmp_path: Path, exts: Ext
         rt.model.id,
         str(rt.cwd),
     )
-    assert seen["stored"] == 2
+    assert seen["stored"] == len(rt.messages) and conversation(rt.messages)[-1].text == "ok"

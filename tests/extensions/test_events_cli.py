@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 
+from auger.engine.prompt import BASE_PROMPT
 from support import chat
 from support.cli import Project, json_lines
+from support.context import conversation
 from support.extensions import STREAM_RECORDS, TURN_WITH_ONE_TOOL_CALL, Extensions
 from support.server import FakeServer
 
@@ -95,7 +97,7 @@ def test_observe_only_events_see_their_payloads(project: Project, exts: Extensio
     assert exts.one("session_start") == records[0] | {"reason": "new", "root": root}
     assert exts.one("turn_start") == {"type": "turn_start", "text": "go"}
     start = exts.one("before_agent_start")
-    assert start["prompt"] == "go" and ", echo." in start["system_prompt"]
+    assert start["prompt"] == "go" and start["system_prompt"].startswith(BASE_PROMPT)
     assert exts.one("agent_start") == {"type": "agent_start", "prompt": "go"}
     assert exts.one("before_request") == {"type": "before_request", "prompt": "go", "messages": 0}
     assert [(m["kind"], m["text"]) for m in exts.seen("message")] == [
@@ -153,7 +155,8 @@ def test_prompt_context_and_request_changes_reach_the_server(
     assert exts.one("before_agent_start")["prompt"] == "Summarize the notes."
     assert exts.one("before_request")["prompt"] == "Summarize the notes.\n\nfirst note"
     # context: each call sends only the last message; the stored conversation keeps growing
-    assert [(c["step"], len(c["messages"])) for c in exts.seen("context")] == [(1, 1), (2, 3)]
+    seen = [(c["step"], len(conversation(c["messages"]))) for c in exts.seen("context")]
+    assert seen == [(1, 1), (2, 3)]
     first, second = fake_server.requests
     prompt = "Summarize the notes.\n\nfirst note\n\nsecond note"
     assert first.body["messages"] == [

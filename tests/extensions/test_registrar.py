@@ -12,6 +12,7 @@ from auger.llm.scripted import Reply, ScriptedProvider
 from auger.records import Notify
 from auger.runtime import Runtime
 from support.cli import Project, json_lines
+from support.context import contexts
 from support.runtime import collect, make_runtime
 
 
@@ -117,7 +118,8 @@ async def test_skills_folders_added_by_an_extension(tmp_path: Path) -> None:
     )
     assert "skill:deploy" in rt.commands
     await collect(rt, "x")
-    assert "<name>deploy</name>" in provider.requests[0].system
+    [context] = contexts(provider.requests[0].messages)
+    assert "<name>deploy</name>" in context
 
 
 def test_a_custom_record_prints_in_json_mode(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from auger.llm.scripted import Call, Reply, ScriptedProvider
 from auger.llm.usage import Usage
 from auger.records import CommandOutput, Notify
 from auger.runtime import Runtime
+from support.context import conversation
 from support.extensions import Extensions, runtime
 from support.runtime import collect, types
 
@@ -73,7 +74,8 @@ async def test_reload_swaps_the_handlers_and_keeps_the_session(
     ]
     assert versions(exts, "session_start") == [1, 2]
     assert versions(exts, "turn_start") == [1, 2]
-    assert [m.text for m in provider.requests[1].messages] == ["first", "one", "second"]
+    sent = conversation(provider.requests[1].messages)
+    assert [m.text for m in sent] == ["first", "one", "second"]
     assert (rt.session_id, rt.model, usage) == (session, model, Usage(10, 2))
     assert (rt.usage_total.input_tokens, rt.usage_total.output_tokens) == (30, 5)
 

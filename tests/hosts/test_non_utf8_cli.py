@@ -58,5 +58,6 @@ def test_latin1_on_stdin_reaches_the_model_escaped(tmp_path: Path) -> None:
         timeout=30,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, b"reviewed\n", b"")
-    user = saved_lines(project)[1]["message"]
+    messages = [e["message"] for e in saved_lines(project) if e["type"] == "message"]
+    [user] = [m for m in messages if m["role"] == "user"]
     assert user["content"][0]["text"] == "review this\n\n-caf\\xe9\n+café\n"

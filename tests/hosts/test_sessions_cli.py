@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from support.cli import Project, json_lines
+from support.context import conversation
 from support.server import FakeServer, Reply, sse
 
 CHUNK = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
@@ -75,13 +76,14 @@ def test_sigkill_mid_stream_then_continue_loses_only_the_reply_in_flight(
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Continued.\n"
     sent = fake_server.requests[1].body["messages"]
-    assert [(m["role"], m["content"]) for m in sent[1:]] == [
+    assert [(m["role"], m["content"]) for m in conversation(sent[1:])] == [
         ("user", "first prompt"),
         ("user", "next prompt"),
     ]
     [path] = (project.home / "sessions").glob("*/*.jsonl")
     lines = [json.loads(line) for line in path.read_text().splitlines()]
-    kept = [line["type"] for line in lines if line["type"] != "custom"]  # custom: checkpoints
+    # custom: the checkpoints; custom_message: the context message
+    kept = [line["type"] for line in lines if line["type"] not in ("custom", "custom_message")]
     assert kept == ["session", "message", "message", "message"]
 
 
@@ -105,7 +107,7 @@ def test_sessions_listing_resume_by_prefix_and_errors(
     )
     by_path = project.run("-p", "--session", summary["path"], "--no-save", "last")
     assert by_path.returncode == 0, by_path.stderr
-    sent = [m["content"] for m in fake_server.requests[2].body["messages"][1:]]
+    sent = [m["content"] for m in conversation(fake_server.requests[2].body["messages"][1:])]
     assert sent == ["a first session", "one", "more", "two", "last"]
     assert json.loads(project.run("sessions", "--json").stdout)["messages"] == 4
     missing = project.run("-p", "-r", "zzzz", "hi")

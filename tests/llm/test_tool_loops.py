@@ -79,20 +79,35 @@ def test_a_tool_loop_with_a_malformed_call_keeps_its_reasoning(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("api", ["messages", "responses"])
-def test_an_edited_agents_md_and_a_model_switch_drop_only_what_cannot_be_sent(
+def test_an_edited_agents_md_reaches_the_model_and_keeps_the_reasoning(
     project: Project, api: str
 ) -> None:
-    steps = [*LOOP[::2], Step(text="Again."), Step(text="Switched.")]
-    with StrictServer(api, steps) as server:
+    with StrictServer(api, [*LOOP[::2], Step(text="Encore.")]) as server:
         configure(project, server)
         _run(project, "read notes.txt")
         (project.root / "AGENTS.md").write_text("Answer in French.\n")
         _run(project, "-c", "once more")
+        assert server.violations == []
+        before, edited = server.requests[1].body, server.requests[2].body
+    # AGENTS.md arrives in a new context message; the system prompt and history stay a prefix
+    assert "Answer in French." in json.dumps(edited) and "French" not in json.dumps(before)
+    instructions = ("system", "instructions")  # where each API puts the system prompt
+    assert [edited.get(k) for k in instructions] == [before.get(k) for k in instructions]
+    assert any(before.get(k) for k in instructions)
+    assert server.returned == [0, 1, 2]  # so the saved reasoning is still valid
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", ["messages", "responses"])
+def test_a_model_switch_drops_only_what_cannot_be_sent(project: Project, api: str) -> None:
+    with StrictServer(api, [*LOOP[::2], Step(text="Switched.")]) as server:
+        configure(project, server)
+        _run(project, "read notes.txt")
         _run(project, "-c", "--model", "local/other-model", "and again")
         assert server.violations == []
-        assert len(server.requests) == 4
-    if api == "messages":  # signed thinking of an earlier prefix or model is not sent
-        assert server.returned[2:] == [0, 0]
+        assert len(server.requests) == 3
+    if api == "messages":  # signed thinking of another model is not sent
+        assert server.returned[2:] == [0]
 
 
 @pytest.mark.slow
