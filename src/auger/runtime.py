@@ -28,7 +28,7 @@ from auger.engine.runner import Runner
 from auger.engine.sessions import Sessions, new_session
 from auger.engine.state import AgentState, CompactionSettings, Limits, Place
 from auger.engine.stream import Stream
-from auger.engine.turn import run_turn
+from auger.engine.turn import closing, run_turn
 from auger.events import ModelSelect, SessionShutdown
 from auger.extensions.bundled import as_source
 from auger.extensions.bundled import bundled as bundled_sources
@@ -106,6 +106,7 @@ class Runtime:
             reasoning,
             CompactionSettings.from_settings(self.settings),
             idle_before_turn_end,
+            _closing_timeout(self.settings),
         )
         self._stream = Stream()
         key_warnings: list[str] = []
@@ -396,8 +397,8 @@ class Runtime:
         """End the session: `session_end(close)` and `session_shutdown` are awaited, then
         background jobs stop and connections are released."""
         root = str(self.cwd)
-        await self._bus.emit(SessionEnd("close", root))
-        await self._bus.emit(SessionShutdown(root))
+        await closing(self._state, self._stream, self._bus, SessionEnd("close", root))
+        await closing(self._state, self._stream, self._bus, SessionShutdown(root))
         await self._state.jobs.aclose()
         await self._state.provider.aclose()
 
@@ -424,6 +425,14 @@ class Runtime:
         self._sync.run(self.close())
         self._sync.stop()
         self._sync = None
+
+
+def _closing_timeout(settings: Mapping[str, Any]) -> float:
+    section = settings.get("extensions")
+    value = section.get("closing_timeout") if isinstance(section, dict) else None
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return Limits().closing_timeout
 
 
 def _retry_from(settings: Mapping[str, Any]) -> RetryPolicy:

@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from auger.engine.state import AgentState
 from auger.engine.stream import Channel, Stream
 from auger.llm.records import Record
-from auger.records import SessionEnd, SessionStart
+from auger.llm.usage import Usage
+from auger.records import SessionEnd, SessionStart, TurnEnd
 
 _END = object()
 
@@ -34,7 +35,6 @@ class Runner:
             raise RuntimeError("a prompt is already running on this Runtime")
         channel = Channel()
         self._loop = asyncio.get_running_loop()
-        self._state.finishing = False
         self._task = asyncio.create_task(self._open(work, channel, check_reload))
         try:
             while True:
@@ -68,9 +68,17 @@ class Runner:
                 opening = [SessionStart(state.conversation.id, state.opening, root)]
             state.opening = None
             # session_start first, then what was queued while idle
-            for record in opening:
-                channel.put(record)
-                await stream.observe(record)
+            try:
+                for record in opening:
+                    channel.put(record)
+                    await stream.observe(record)
+            except asyncio.CancelledError:  # a Ctrl-C while a session_start hook runs
+                task = asyncio.current_task()
+                if task is not None:
+                    task.uncancel()
+                stream.open(channel.put)
+                stream.emit(TurnEnd("cancelled", Usage()))
+                return
             stream.open(channel.put)
             await stream.observe_notices()
             await work()
@@ -85,6 +93,6 @@ class Runner:
         loop.call_soon_threadsafe(self._cancel_now)
 
     def _cancel_now(self) -> None:
-        if self._task is not None and not self._state.finishing:
+        if self._task is not None:  # a turn that is finishing cuts its closing handlers short
             self._state.jobs.kill_all()
             self._task.cancel()

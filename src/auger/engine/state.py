@@ -51,6 +51,9 @@ class Limits(msgspec.Struct, frozen=True):
     compaction: CompactionSettings = msgspec.field(default_factory=CompactionSettings)
     idle_first: bool = False
     """The terminal's order (`idle` before `turn_end`, SPEC §2.2)."""
+    closing_timeout: float = 30.0
+    """Seconds the handlers of one closing event (`agent_end`, `turn_end`, `idle`,
+    `session_end`, `session_shutdown`) may take before they are cut short."""
 
 
 class Ledger:
@@ -109,8 +112,6 @@ class AgentState:
         self.allow = None if allow is None else frozenset(allow)
         self.boundary = boundary
         """Run at each request boundary (the Runtime reloads changed extension files)."""
-        self.finishing = False
-        """The turn is finishing: a cancel changes nothing any more."""
         self.quit_requested = False
         self.opening: Opening | None = "new"
         """How the next stream opens: `session_start` for a new or restored session, or

@@ -14,6 +14,7 @@ from auger.engine.state import AgentState
 from auger.engine.stream import Stream
 from auger.events import AgentEnd, AgentStart, BeforeAgentStart, BeforeRequest, Idle, TurnStart
 from auger.llm.messages import TextPart, UserMessage, UserPart
+from auger.llm.records import Record
 from auger.llm.usage import Usage
 from auger.records import StopReason, TurnEnd
 from auger.session.entries import CustomMessageEntry
@@ -53,9 +54,8 @@ async def run_turn(
     except Exception as exc:  # the stream must still end with turn_end
         turn.stop = "error"
         stream.notify(f"internal error: {type(exc).__name__}: {exc}", "error")
-    state.finishing = True
     if turn.agent_started:
-        await bus.emit(AgentEnd(turn.final_text))
+        await closing(state, stream, bus, AgentEnd(turn.final_text))
     record = TurnEnd(turn.stop, state.ledger.turn, turn.final_text, turn.error)
     await end_turn(state, stream, bus, record)
 
@@ -155,14 +155,27 @@ async def _keep_room(state: AgentState, stream: Stream, bus: Bus, turn: Turn, sy
 async def end_turn(state: AgentState, stream: Stream, bus: Bus, record: TurnEnd) -> None:
     """Run the `turn_end` and `idle` handlers (in the host's order), then stream `turn_end`
     last, so nothing a handler raises can follow it."""
-    if state.limits.idle_first:
-        await bus.emit(Idle())
-        await bus.emit(record)
-    else:
-        await bus.emit(record)
-        await bus.emit(Idle())
+    for event in (Idle(), record) if state.limits.idle_first else (record, Idle()):
+        await closing(state, stream, bus, event)
     await stream.observe_notices()
     stream.emit(record)
+
+
+async def closing(state: AgentState, stream: Stream, bus: Bus, event: Record) -> None:
+    """Run the handlers of an event that closes a turn or a session, bounded: past
+    `closing_timeout`, or at a cancel (the first Ctrl-C), they are cut short and said so — a
+    stuck handler or hook never keeps the stream from its end."""
+    limit = state.limits.closing_timeout
+    try:
+        async with asyncio.timeout(limit):
+            await bus.emit(event)
+    except TimeoutError:
+        stream.notify(f"{event.type} handlers took longer than {limit:g}s; cut short", "warning")
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        stream.notify(f"{event.type} handlers were cancelled", "warning")
 
 
 def quiet_end(stop: StopReason = "completed", error: dict[str, str] | None = None) -> TurnEnd:

@@ -15,6 +15,7 @@ so hook scripts written for Claude Code work unchanged.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import signal
@@ -126,8 +127,8 @@ class Hooks:
             "hook_event_name": event,
             **fields,
         }
-        try:
-            process = await asyncio.create_subprocess_shell(
+        spawn = asyncio.ensure_future(
+            asyncio.create_subprocess_shell(
                 hook.command,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -136,9 +137,19 @@ class Hooks:
                 env={**ctx.env, "CLAUDE_PROJECT_DIR": cwd},
                 start_new_session=True,
             )
+        )
+        try:
+            process = await asyncio.shield(spawn)
         except OSError as exc:
             ctx.notify(f"{event} hook {hook.command} could not start: {exc}", "warning")
             return None
+        except asyncio.CancelledError:
+            # cancelled while the hook was being started: let it start, then stop its group
+            with contextlib.suppress(OSError):
+                started = await spawn
+                signal_group(started.pid, signal.SIGKILL)
+                await started.wait()
+            raise
         try:
             async with asyncio.timeout(hook.timeout):
                 out, err = await _exchange(process, json.dumps(payload).encode())
@@ -148,6 +159,7 @@ class Hooks:
             return None
         except asyncio.CancelledError:
             signal_group(process.pid, signal.SIGKILL)
+            await process.wait()
             raise
         stdout = out.decode(errors="replace")
         stderr = err.decode(errors="replace").strip()
