@@ -12,10 +12,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from auger.config.errors import ConfigError
 from auger.config.paths import display
+from auger.config.settings import load, trust_notice
+from auger.config.trust import TrustStore
 from auger.extensions.source import Source, from_file
-from auger.extensions.trust import TrustStore
 from auger.host import Host
 from auger.session.paths import find_session, latest_session
 from auger.session.store import SessionError, SessionFile, SessionHeader
@@ -23,15 +26,41 @@ from auger.session.store import SessionError, SessionFile, SessionHeader
 ENTRY_POINT_GROUP = "auger.extensions"
 
 
-def installed(home: Path) -> list[Source]:
-    """Extensions from installed packages (entry-point group `auger.extensions`).
+def install_paths(cwd: Path) -> list[str]:
+    """`sys.path` without the project (SPEC §7): no entry that is relative, or that is the
+    working directory or a folder above it up to the repository root — where `python -m`,
+    `python -c` or a `PYTHONPATH=.` would let a file the repository ships pass for an installed
+    package. Folders inside the project that the user installed (a `.venv`, a `pip install -e`
+    source folder) stay."""
+    here = _real(cwd)
+    root = project_root(cwd)
+    project = {here, *(p for p in here.parents if _within(p, root))}
+    return [e for e in sys.path if os.path.isabs(e) and _real(e) not in project]
+
+
+def _real(path: str | Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def project_root(cwd: Path) -> Path:
+    """The repository root above `cwd` (the folder holding `.git`), else `cwd` itself."""
+    cwd = _real(cwd)
+    return next((d for d in (cwd, *cwd.parents) if (d / ".git").exists()), cwd)
+
+
+def installed(home: Path, cwd: Path) -> list[Source]:
+    """Extensions from installed packages (entry-point group `auger.extensions`), never from
+    the project (see `install_paths`).
 
     Scanning every installed distribution costs tens of milliseconds, so the result is cached
-    in `home/cache/` and used while no `sys.path` directory has changed since.
+    in `home/cache/` and used while none of the scanned directories has changed since.
     """
-    # sys.path[0] is the script's folder or the working directory: never an install target,
-    # and its mtime changes whenever a file is written there
-    key = [[p, _mtime(p)] for p in sys.path[1:] if p]
+    paths = install_paths(cwd)
+    key = [[p, _mtime(p)] for p in paths]
     cache = home / "cache" / "entry_points.json"
     try:
         data = json.loads(cache.read_text())
@@ -39,9 +68,18 @@ def installed(home: Path) -> list[Source]:
     except (OSError, ValueError, TypeError, AttributeError):
         points = None
     if points is None:
-        from importlib.metadata import entry_points
+        from importlib.metadata import distributions
 
-        points = [[ep.name, ep.value] for ep in entry_points(group=ENTRY_POINT_GROUP)]
+        seen: set[str] = set()
+        points = []
+        for dist in distributions(path=paths):
+            name = (dist.metadata["Name"] or "").lower()
+            if name in seen:
+                continue  # the first on the path wins, as for imports
+            seen.add(name)
+            points += [
+                [ep.name, ep.value] for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP
+            ]
         _write(cache, {"key": key, "points": points})
     return [
         Source(name, partial(_load_entry, name, value), kind="package") for name, value in points
@@ -76,53 +114,75 @@ def _files(folder: Path, kind: str) -> list[Source]:
     return [from_file(p, kind) for p in sorted(folder.glob("*.py"))] if folder.is_dir() else []
 
 
-async def project_extensions(home: Path, cwd: Path, host: Host) -> tuple[list[Source], str | None]:
-    """The project's `.auger/extensions/*.py`, only once the project is trusted.
+def _project_files(cwd: Path) -> list[Source]:
+    return _files(cwd / ".auger" / "extensions", "project")
 
-    A host that can confirm is asked once and the answer remembered; one that cannot treats
-    the project as untrusted, and the returned notice says so.
-    """
-    folder = cwd / ".auger" / "extensions"
-    sources = _files(folder, "project")
-    if not sources:
-        return [], None
+
+def waiting_for_trust(home: Path, cwd: Path) -> list[str]:
+    """What the project at `cwd` has that applies only once it is trusted: its extension
+    files and the settings keys that need trust (empty once trusted)."""
+    if TrustStore(home).is_trusted(cwd):
+        return []
+    files = [f".auger/extensions/{s.path.name}" for s in _project_files(cwd) if s.path]
+    return [*load(home, cwd).ignored, *files]
+
+
+_asked: set[Path] = set()  # projects whose trust question was answered in this process
+
+
+async def ask_trust(home: Path, cwd: Path, host: Host) -> bool:
+    """Ask once per process whether to trust the project, when it has something that waits
+    for trust and the host can confirm; remembers a yes. Whether the project is trusted now."""
     store = TrustStore(home)
-    if store.is_trusted(cwd):
-        return sources, None
-    names = ", ".join(s.path.name for s in sources if s.path is not None)
-    if "confirm" in host.capabilities and await host.confirm(
-        f"This project has extensions ({names}) that run Python code. Trust {display(cwd)}?"
-    ):
-        store.trust(cwd)
-        return sources, None
-    return [], (
-        f"project extensions in {display(folder)} were not loaded: this project is not "
-        "trusted — run `auger trust` in it to allow them"
+    waiting = waiting_for_trust(home, cwd)
+    if not waiting:
+        return True
+    project = cwd.resolve()
+    if project in _asked or "confirm" not in host.capabilities:
+        return False
+    _asked.add(project)
+    question = (
+        f"Trust {display(project)}? Trusting it applies its {', '.join(waiting)}, which can "
+        "run code and use your keys."
     )
+    if await host.confirm(question):
+        store.trust(project)
+        return True
+    return False
 
 
-async def discover(
+class Discovered(msgspec.Struct, frozen=True):
+    """Every extension source of a session, and the project files left out for lack of trust."""
+
+    sources: list[Source]
+    untrusted: list[str]
+
+    @property
+    def user_names(self) -> frozenset[str]:
+        """The user's own extensions (files and packages): no project setting disables them."""
+        return frozenset(s.name for s in self.sources if s.kind in ("user", "package"))
+
+
+def discover(
     home: Path,
     cwd: Path,
-    host: Host,
     *,
     paths: Sequence[str] = (),
     discovered: bool = True,
-) -> tuple[list[Source], list[str]]:
-    """Every extension source for a session, and the notices finding them produced.
-
-    `paths` are `--extension` files (a missing one is a `ConfigError`); `discovered=False`
-    (`--no-extensions`) skips packages, user and project extensions.
-    """
+) -> Discovered:
+    """Every extension source for a session: packages, the user's files, the project's (once
+    trusted), then `paths`, the `--extension` files (a missing one is a `ConfigError`);
+    `discovered=False` (`--no-extensions`) skips all but `paths`."""
     sources: list[Source] = []
-    notices: list[str] = []
+    untrusted: list[str] = []
     if discovered:
-        sources += installed(home)
+        sources += installed(home, cwd)
         sources += _files(home / "extensions", "user")
-        project, notice = await project_extensions(home, cwd, host)
-        sources += project
-        if notice:
-            notices.append(notice)
+        project = _project_files(cwd)
+        if TrustStore(home).is_trusted(cwd):
+            sources += project
+        else:
+            untrusted = [f".auger/extensions/{s.path.name}" for s in project if s.path]
     for raw in paths:
         path = (cwd / raw).expanduser()
         if path.is_dir():
@@ -132,7 +192,18 @@ async def discover(
         if not path.is_file():
             raise ConfigError(f"extension file {raw} does not exist")
         sources.append(from_file(path, "flag"))
-    return sources, notices
+    return Discovered(sources, untrusted)
+
+
+def settings_for(home: Path, cwd: Path, found: Discovered) -> tuple[dict[str, Any], list[str]]:
+    """The session's settings (the user's extensions protected from being disabled), and the
+    warnings to show: reading them, and the one trust notice naming all that was ignored."""
+    loaded = load(home, cwd, protected=found.user_names)
+    notices = list(loaded.warnings)
+    ignored = [*loaded.ignored, *found.untrusted]
+    if ignored:
+        notices.append(trust_notice(cwd, ignored))
+    return loaded.settings, notices
 
 
 def open_session(

@@ -47,6 +47,7 @@ from auger.session.entries import ModelChangeEntry
 from auger.session.store import SessionFile
 from auger.sync import SyncDriver
 from auger.tools.base import Tool
+from auger.tools.sandbox import Sandbox
 
 
 class Answer(msgspec.Struct, frozen=True):
@@ -118,6 +119,7 @@ class Runtime:
         if session is not None and not save:
             session.persist = False
         conversation = Conversation(session or new_session(place, save), self._stream.notify)
+        sandbox, sandbox_notice = Sandbox.from_settings(self.settings, cwd, env)
         first, last = bundled_sources() if bundled else ([], [])
         self._sources = [*first, *map(as_source, extensions), *last]
         self._stamps = self._file_stamps()
@@ -129,6 +131,7 @@ class Runtime:
             self.settings,
             allow=tools,
             boundary=self._reload_if_changed,
+            sandbox=sandbox,
         )
         state.opening = "new" if session is None else "restore"
         self._state = state
@@ -142,6 +145,8 @@ class Runtime:
         registry, failures = self._load()
         for warning in [*key_warnings, *conversation.session.warnings]:
             self.notify(warning, "warning")
+        if sandbox_notice:
+            self.notify(sandbox_notice, "warning")
         for failure in failures:
             self.notify(failure, "error")
         self._install(registry, strict=True)
@@ -400,6 +405,7 @@ class Runtime:
         await closing(self._state, self._stream, self._bus, SessionEnd("close", root))
         await closing(self._state, self._stream, self._bus, SessionShutdown(root))
         await self._state.jobs.aclose()
+        self._state.sandbox.close()
         await self._state.provider.aclose()
 
     # -- synchronous use ------------------------------------------------------------------

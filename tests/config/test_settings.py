@@ -9,6 +9,7 @@ import pytest
 
 from auger.config.errors import ConfigError
 from auger.config.settings import load_settings, merge
+from auger.config.trust import TrustStore
 
 
 def test_project_settings_merge_over_user_settings(tmp_path: Path) -> None:
@@ -21,6 +22,7 @@ def test_project_settings_merge_over_user_settings(tmp_path: Path) -> None:
     (cwd / ".auger" / "settings.json").write_text(
         json.dumps({"providers": {"x": {"base_url": "v"}, "y": {}}})
     )
+    TrustStore(home).trust(cwd)
     settings = load_settings(home, cwd)
     assert settings["model"] == "a/b"
     assert settings["providers"]["x"] == {"api": "messages", "base_url": "v"}

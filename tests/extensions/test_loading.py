@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from auger.extensions.trust import TrustStore
+from auger.config.trust import TrustStore
 from auger.llm.scripted import Call, Reply, ScriptedProvider
-from auger.loader import discover
+from auger.loader import ask_trust, discover
 from auger.records import AfterToolCall, Notify
 from support.cli import Project, json_lines
 from support.extensions import ALL_EVENTS, Extensions, runtime
@@ -104,7 +104,8 @@ async def test_replacing_a_tool_is_reported(tmp_path: Path, exts: Extensions) ->
         '''
     a, b = (exts.write(name, body.format(name=name)) for name in ("A", "B"))
     provider = ScriptedProvider([Reply.of(Call("bash", {"command": "ls"})), Reply.of("ok")])
-    rt = runtime(tmp_path, provider, a, b, bundled=True)
+    auto = {"permissions": {"mode": "auto"}}
+    rt = runtime(tmp_path, provider, a, b, bundled=True, settings=auto)
     records = await collect(rt, "go")
     assert [r.message for r in records if isinstance(r, Notify) and "replaces" in r.message] == [
         "Extension A replaces tool bash from bash",
@@ -141,8 +142,8 @@ def test_project_extensions_load_only_once_trusted(project: Project, exts: Exten
     result = project.run("-p", "--json", "hi")
     assert result.returncode == 0, result.stderr
     notice = (
-        "project extensions in ~/project/.auger/extensions were not loaded: this project is not "
-        "trusted — run `auger trust` in it to allow them"
+        "this project is not trusted, so these were ignored: .auger/extensions/local.py — "
+        "run `auger trust ~/project` to apply them"
     )
     assert {"type": "notify", "message": notice, "level": "warning"} in json_lines(result.stdout)
     assert f"auger: warning: {notice}\n" in result.stderr
@@ -150,7 +151,7 @@ def test_project_extensions_load_only_once_trusted(project: Project, exts: Exten
 
     trusted = project.run("trust")
     assert trusted.returncode == 0, trusted.stderr
-    assert trusted.stdout == "trusted ~/project: its .auger/extensions will load\n"
+    assert trusted.stdout.startswith("trusted ~/project: its extensions, hooks, MCP servers")
     result = project.run("-p", "--json", "hi")
     assert result.returncode == 0, result.stderr
     assert "not trusted" not in result.stderr
@@ -162,8 +163,10 @@ async def test_a_host_that_can_confirm_is_asked_once(tmp_path: Path, exts: Exten
     exts.write("local", TURN_START.format(by="project"), folder=cwd / ".auger" / "extensions")
     host = Answering(True)
     for _ in range(2):
-        sources, notices = await discover(home, cwd, host)
-        assert [s.name for s in sources if s.kind == "project"] == ["local"] and notices == []
+        assert await ask_trust(home, cwd, host)
+        found = discover(home, cwd)
+        assert [s.name for s in found.sources if s.kind == "project"] == ["local"]
+        assert found.untrusted == []
     assert len(host.asked) == 1 and "local.py" in host.asked[0]
     assert TrustStore(home).is_trusted(cwd)
 

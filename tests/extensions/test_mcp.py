@@ -51,13 +51,16 @@ class Notices(list[tuple[str, str]]):
         return records
 
 
+AUTO = {"permissions": {"mode": "auto"}}  # these tests are about MCP, not permissions
+
+
 def runtime(tmp_path: Path, provider: ScriptedProvider, **options: Any) -> Runtime:
     """A Runtime with the bundled extensions (MCP among them), isolated under `tmp_path`."""
     home, cwd = tmp_path / "home", tmp_path / "project"
     home.mkdir(exist_ok=True)
     cwd.mkdir(exist_ok=True)
     options.setdefault("env", ENV)
-    options.setdefault("settings", {})
+    options["settings"] = AUTO | options.get("settings", {})
     return Runtime(provider=provider, home=home, cwd=cwd, **options)
 
 

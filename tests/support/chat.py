@@ -66,4 +66,5 @@ def settings(server: FakeServer) -> dict[str, Any]:
             }
         },
         "retry": {"base_delay": 0.01},
+        "permissions": {"mode": "auto"},  # tests of permissions set their own
     }

@@ -37,11 +37,16 @@ class Project:
         (self.home / "settings.json").write_text(json.dumps(data))
 
     def script(self, replies: list[Any], **settings: Any) -> None:
-        """Use a scripted provider `s` playing `replies` as the model `s/test`."""
+        """Use a scripted provider `s` playing `replies` as the model `s/test`, in permission
+        mode `auto` unless `permissions` says otherwise (tests of permissions set their own)."""
         path = self.home / "script.json"
         path.write_text(json.dumps(replies))
         self.settings(
-            {"model": "s/test", "providers": {"s": {"api": "scripted", "script": str(path)}}}
+            {
+                "model": "s/test",
+                "providers": {"s": {"api": "scripted", "script": str(path)}},
+                "permissions": {"mode": "auto"},
+            }
             | settings
         )
 

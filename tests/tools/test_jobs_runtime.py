@@ -18,7 +18,11 @@ async def test_job_exit_is_streamed_and_the_next_request_mentions_it(tmp_path: P
         ]
     )
     rt = make_runtime(
-        tmp_path, provider, bundled=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+        tmp_path,
+        provider,
+        bundled=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        settings={"permissions": {"mode": "auto"}},
     )
     records = await collect(rt, "start a job")
     exits = [r for r in records if isinstance(r, JobExit)]

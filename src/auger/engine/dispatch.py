@@ -96,7 +96,13 @@ class Dispatch:
             return ToolResponse.error("unknown_tool", text), 0.0
         place = state.place
         ctx = ToolContext(
-            place.cwd, place.env, call.call_id, place.home, state.jobs, files=state.files
+            place.cwd,
+            place.env,
+            call.call_id,
+            place.home,
+            state.jobs,
+            files=state.files,
+            sandbox=state.sandbox,
         )
         started = place.clock()
         try:

@@ -17,6 +17,7 @@ from auger.session.conversation import Conversation
 from auger.tools.base import Tool
 from auger.tools.files import FileReads
 from auger.tools.jobs import Jobs
+from auger.tools.sandbox import Sandbox
 
 Opening = Literal["new", "restore", "reload"]
 
@@ -99,6 +100,7 @@ class AgentState:
         *,
         allow: Sequence[str] | None = None,
         boundary: Callable[[], Awaitable[None]] | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.place = place
         self.conversation = conversation
@@ -108,6 +110,8 @@ class AgentState:
         self.jobs = Jobs(place.clock)
         self.files = FileReads()
         """What the model last read or wrote of each file (to refuse writing over a change)."""
+        self.sandbox = sandbox or Sandbox("off", place.cwd)
+        """Where `bash`, `write` and `edit` may write (SPEC §6)."""
         self.ledger = Ledger(Usage())
         self.allow = None if allow is None else frozenset(allow)
         self.boundary = boundary

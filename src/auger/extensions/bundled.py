@@ -12,6 +12,7 @@ def bundled() -> tuple[list[Source], list[Source]]:
     from auger.commands import agents_md, builtin, login, skills, templates, undo
     from auger.extensions import claude_hooks
     from auger.extensions.mcp import McpServers
+    from auger.extensions.permissions import Permissions
     from auger.tools.builtin import extensions
 
     first: list[tuple[str, Extension]] = [
@@ -26,6 +27,7 @@ def bundled() -> tuple[list[Source], list[Source]]:
         ("templates", templates.extension),
         ("skills", skills.extension),
         ("mcp", McpServers()),
+        ("permissions", Permissions()),  # last: after every other tool_call handler (SPEC §6)
     ]
     return [_source(name, fn) for name, fn in first], [_source(name, fn) for name, fn in last]
 

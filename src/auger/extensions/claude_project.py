@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from auger.commands.paths import upward
-from auger.extensions.trust import TrustStore
+from auger.config.trust import TrustStore
 
 MCP_FILE = ".mcp.json"
 SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")

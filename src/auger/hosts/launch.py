@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from auger.config.schema import PERMISSION_MODES, SANDBOX_MODES
+
 if TYPE_CHECKING:
     from auger.extensions.source import Extension, Source
     from auger.host import Host
@@ -34,6 +36,23 @@ def add_options(p: argparse.ArgumentParser, *, sessions: bool = True) -> None:
     p.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
     p.add_argument(
         "--append-system-prompt", metavar="TEXT", help="add TEXT at the end of the system prompt"
+    )
+    p.add_argument(
+        "--permission-mode",
+        choices=PERMISSION_MODES,
+        help="ask before edits and commands (ask, the default), or not",
+    )
+    p.add_argument("--yolo", action="store_true", help="run every tool without asking (auto)")
+    p.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="allow calls, e.g. 'bash(npm test:*)'",
+    )
+    p.add_argument("--deny", action="append", default=[], metavar="RULE", help="deny calls")
+    p.add_argument(
+        "--sandbox", choices=SANDBOX_MODES, help="where shell commands may write (bubblewrap)"
     )
     if sessions:
         p.add_argument(
@@ -69,6 +88,8 @@ def parser(command: str, usage: str, description: str) -> argparse.ArgumentParse
 
 def check(p: argparse.ArgumentParser, opts: argparse.Namespace) -> argparse.Namespace:
     """Checks the shared options cannot express."""
+    from auger.extensions.permissions.policy import check_rules
+
     if opts.max_steps < 1:
         p.error("--max-steps must be at least 1")
     chosen = [
@@ -78,7 +99,26 @@ def check(p: argparse.ArgumentParser, opts: argparse.Namespace) -> argparse.Name
     ]
     if len(chosen) > 1:
         p.error(f"{' and '.join(chosen)} name different sessions: use one of them")
+    if opts.yolo and opts.permission_mode not in (None, "auto"):
+        p.error(f"--yolo and --permission-mode {opts.permission_mode} disagree")
+    problem = check_rules([*opts.allow, *opts.deny])
+    if problem:
+        p.error(problem)
     return opts
+
+
+def with_flags(settings: dict[str, Any], opts: argparse.Namespace) -> dict[str, Any]:
+    """`settings` with the permission and sandbox flags over them (rules added, not replaced)."""
+    from auger.config.schema import merge
+
+    permissions: dict[str, Any] = {"allow": opts.allow, "deny": opts.deny}
+    mode = "auto" if opts.yolo else opts.permission_mode
+    if mode:
+        permissions["mode"] = mode
+    flags: dict[str, Any] = {"permissions": permissions}
+    if opts.sandbox:
+        flags["sandbox"] = {"mode": opts.sandbox}
+    return merge(settings, flags)
 
 
 def parse(
@@ -104,14 +144,23 @@ async def build_runtime(
     """A Runtime for `cwd` as the options say: discovered extensions then `extensions`, and
     the saved session the options name (or `session`). A `ConfigError` (no model, a missing
     key, a missing session…) propagates."""
+    from auger.config.errors import ConfigError
     from auger.config.paths import auger_home
-    from auger.loader import discover, open_session
+    from auger.extensions.permissions.policy import check_rules
+    from auger.loader import ask_trust, discover, open_session, settings_for
     from auger.runtime import Runtime
 
     home = auger_home(os.environ)
-    sources, notices = await discover(
-        home, cwd, host, paths=opts.extension, discovered=not opts.no_extensions
+    await ask_trust(home, cwd, host)
+    found = discover(home, cwd, paths=opts.extension, discovered=not opts.no_extensions)
+    settings, notices = settings_for(home, cwd, found)
+    settings = with_flags(settings, opts)
+    section = settings.get("permissions") or {}
+    problem = check_rules(
+        [*section.get("allow", []), *section.get("ask", []), *section.get("deny", [])]
     )
+    if problem:
+        raise ConfigError(f"settings permissions: {problem}")
     if session is None and hasattr(opts, "continue_"):
         session = open_session(
             home, cwd, continue_=opts.continue_, resume=opts.resume, path=opts.session
@@ -131,7 +180,8 @@ async def build_runtime(
         home=home,
         session=session,
         save=not opts.no_save,
-        extensions=[*sources, *extensions],
+        settings=settings,
+        extensions=[*found.sources, *extensions],
         disable=disable,
         host=host,
         max_steps=opts.max_steps,

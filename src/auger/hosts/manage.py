@@ -48,21 +48,39 @@ def _age(seconds: float) -> str:
 
 
 def trust(args: list[str]) -> int:
-    """`auger trust [PROJECT_DIR]`: remember the project as trusted."""
+    """`auger trust [PROJECT_DIR]`, `auger trust --list`, `auger trust --revoke DIR`."""
     from auger.config.paths import auger_home, display
-    from auger.extensions.trust import TrustStore
+    from auger.config.trust import TrustStore
 
     p = parser(
         "auger trust",
-        "auger trust [PROJECT_DIR]",
-        "Trust a project: its extensions, hooks, MCP servers and settings may run.",
+        "auger trust [PROJECT_DIR] | auger trust --list | auger trust --revoke DIR",
+        "Trust a project: its extensions, hooks, MCP servers, providers and permission "
+        "settings apply (SPEC §7).",
     )
     p.add_argument("project", nargs="?", help="the project directory (default: here)")
+    p.add_argument("--list", action="store_true", help="list the trusted directories")
+    p.add_argument("--revoke", metavar="DIR", help="stop trusting DIR")
     opts = p.parse_args(args)
+    if sum(map(bool, (opts.project, opts.list, opts.revoke))) > 1:
+        p.error("give one of PROJECT_DIR, --list and --revoke DIR")
+    store = TrustStore(auger_home(os.environ))
+    if opts.list:
+        sys.stdout.writelines(f"{display(Path(d))}\n" for d in store.trusted())
+        return 0
+    if opts.revoke:
+        if not store.revoke(Path(opts.revoke)):
+            sys.stderr.write(f"auger: {opts.revoke} was not trusted (see auger trust --list)\n")
+            return 2
+        sys.stdout.write(f"no longer trusted: {display(Path(opts.revoke).resolve())}\n")
+        return 0
     project = Path(opts.project or os.getcwd()).resolve()
     if not project.is_dir():
         sys.stderr.write(f"auger: {opts.project} is not a directory\n")
         return 2
-    TrustStore(auger_home(os.environ)).trust(project)
-    sys.stdout.write(f"trusted {display(project)}: its .auger/extensions will load\n")
+    store.trust(project)
+    sys.stdout.write(
+        f"trusted {display(project)}: its extensions, hooks, MCP servers, providers and "
+        "permission settings now apply\n"
+    )
     return 0

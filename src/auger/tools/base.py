@@ -65,6 +65,12 @@ class ToolContext(msgspec.Struct, frozen=True):
     jobs: Any = None
     supports_images: bool = True
     files: Any = None  # a `files.FileReads`: what the model has seen of each file
+    sandbox: Any = None  # a `tools.sandbox.Sandbox`; `None`: unconfined
+
+    def check_write(self, path: Path, shown: str) -> None:
+        """Refuse a write outside the sandbox's writable folders (nothing when unconfined)."""
+        if self.sandbox is not None:
+            self.sandbox.check_write(path, shown)
 
     def resolve(self, path: str) -> Path:
         """`path` made absolute against the session's cwd (`~` expanded)."""

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from auger.tools.base import ToolContext, ToolError, ToolResponse, tool
-from auger.tools.jobs import session_jobs, shell_argv, stop_group
+from auger.tools.jobs import command_argv, session_jobs, stop_group
 from auger.tools.paths import os_error
 from auger.tools.truncate import MAX_BYTES, MAX_LINES, format_size, tail
 
@@ -90,11 +90,12 @@ async def bash(
     if run_in_background:
         return await _background(command, ctx)
     seconds = timeout or DEFAULT_TIMEOUT
+    argv, env = command_argv(command, ctx.cwd, ctx.env, ctx.sandbox)
     try:
         process = await asyncio.create_subprocess_exec(
-            *shell_argv(command, ctx.env),
+            *argv,
             cwd=ctx.cwd,
-            env=dict(ctx.env),
+            env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
@@ -126,7 +127,7 @@ async def bash(
 
 async def _background(command: str, ctx: ToolContext) -> str:
     try:
-        job = await session_jobs(ctx).start(command, ctx.cwd, ctx.env)
+        job = await session_jobs(ctx).start(command, ctx.cwd, ctx.env, ctx.sandbox)
     except OSError as exc:
         raise os_error(exc, f"working directory {ctx.cwd}") from None
     return (

@@ -20,6 +20,7 @@ from typing import Any
 
 from auger.records import JobExit
 from auger.tools.base import ToolContext, ToolError, tool
+from auger.tools.sandbox import Sandbox
 from auger.tools.truncate import MAX_BYTES, format_size, tail
 
 KILL_GRACE = 0.5  # seconds between SIGTERM and SIGKILL
@@ -31,6 +32,15 @@ def shell_argv(command: str, env: Mapping[str, str]) -> list[str]:
 
     shell = shutil.which("bash", path=env.get("PATH", os.defpath)) or "/bin/sh"
     return [shell, "-c", command]
+
+
+def command_argv(
+    command: str, cwd: Path, env: Mapping[str, str], sandbox: Sandbox | None
+) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment that run `command`, inside `sandbox` when there is one (a
+    tool error when it was asked for and cannot start: the command never runs unconfined)."""
+    argv = shell_argv(command, env)
+    return sandbox.wrap(argv, cwd, env) if sandbox is not None else (argv, dict(env))
 
 
 def signal_group(pgid: int, sig: int) -> None:
@@ -136,15 +146,19 @@ class Jobs:
             self._dir = Path(tempfile.mkdtemp(prefix="auger-jobs-"))
         return self._dir
 
-    async def start(self, command: str, cwd: Path, env: Mapping[str, str]) -> Job:
-        """Start `command` in its own process group, stdin closed, output to a file."""
+    async def start(
+        self, command: str, cwd: Path, env: Mapping[str, str], sandbox: Sandbox | None = None
+    ) -> Job:
+        """Start `command` in its own process group (in `sandbox`, if any), stdin closed,
+        output to a file."""
+        argv, run_env = command_argv(command, cwd, env, sandbox)
         job_id = f"job{len(self._jobs) + 1}"
         path = self.directory() / f"{job_id}.log"
         with open(path, "wb") as out:
             process = await asyncio.create_subprocess_exec(
-                *shell_argv(command, env),
+                *argv,
                 cwd=cwd,
-                env=dict(env),
+                env=run_env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=out,
                 stderr=asyncio.subprocess.STDOUT,

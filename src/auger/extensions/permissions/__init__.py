@@ -1,0 +1,146 @@
+"""The bundled `permissions` extension (SPEC §6): every tool call is allowed, asked about or
+denied, by the rules in settings, then the mode; `/permissions` shows them and sets the mode.
+
+Settings: `permissions.mode`, `permissions.allow | ask | deny` (flags `--permission-mode`,
+`--yolo`, `--allow`, `--deny` land there). "Always allow" saves the narrowest rule to the user's
+local settings for this project, and applies it at once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from auger.config.schema import PERMISSION_MODES
+from auger.extensions.permissions.policy import (
+    Rules,
+    decide,
+    loosest_mode,
+    suggested_rules,
+)
+from auger.extensions.permissions.rules import Call
+from auger.records import PermissionDecision, PermissionRequest
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def title(call: Call) -> str:
+    """One line a person understands: what the call would do."""
+    if call.tool == "bash":
+        command = str(call.args.get("command", "")).strip()
+        first = command.splitlines()[0] if command else ""
+        more = " …" if len(first) > 200 or "\n" in command else ""
+        return f"Run {first[:200]}{more}"
+    path = call.args.get("path")
+    if call.tool in ("write", "edit") and isinstance(path, str):
+        return f"{call.tool.capitalize()} {path}"
+    return f"Use the tool {call.tool}"
+
+
+def needs_permission(tool: str, rules: list[str], mode: str) -> str:
+    """What the model and the user are told when a call could not be asked about."""
+    flags = " ".join("--allow '" + r.replace("'", "'\\''") + "'" for r in rules)
+    return f"{tool} needs permission — allow it with {flags} or --permission-mode {mode}"
+
+
+class Permissions:
+    """One Runtime's permission step; the mode `/permissions` set outlives a reload."""
+
+    def __init__(self) -> None:
+        self.mode: str | None = None  # set by /permissions, over settings
+        self.added: list[str] = []  # "always allow" rules of this session
+        self._home: Path | None = None
+        self._parsed: tuple[tuple[tuple[str, ...], ...], Rules] | None = None
+
+    def __call__(self, g: Any) -> None:
+        """Register the `tool_call` handler and `/permissions`."""
+        self._home = g.home
+        g.on("tool_call", self.on_tool_call)
+        g.command("permissions", self.command, "show the permission mode and rules; set the mode")
+
+    def current_mode(self, settings: Any) -> str:
+        """The mode in force: `/permissions`'s, else settings', else `ask`."""
+        section = settings.get("permissions")
+        configured = section.get("mode") if isinstance(section, dict) else None
+        return self.mode or (configured if configured in PERMISSION_MODES else "ask")
+
+    def texts(self, settings: Any) -> tuple[list[str], list[str], list[str]]:
+        """The allow, ask and deny rules in force, as written."""
+        section = settings.get("permissions")
+        section = section if isinstance(section, dict) else {}
+        allow = [*_strings(section.get("allow")), *self.added]
+        return allow, _strings(section.get("ask")), _strings(section.get("deny"))
+
+    def rules(self, settings: Any) -> Rules:
+        """The rules in force, parsed once per change. Hosts check them when settings load;
+        one that slipped through fails the handler, which blocks the call (SPEC §2.1)."""
+        key = tuple(tuple(t) for t in self.texts(settings))
+        if self._parsed is None or self._parsed[0] != key:
+            self._parsed = (key, Rules.parse(*key))
+        return self._parsed[1]
+
+    async def on_tool_call(self, event: Any, ctx: Any) -> str | None:
+        """Allow (None), or block with the reason the model is told."""
+        if event.name not in ctx.tools:
+            return None  # the dispatch answers `unknown_tool`
+        home = Path(ctx.env.get("HOME") or Path.home())
+        call = Call(event.name, dict(event.input), ctx.cwd, home)
+        rules = self.rules(ctx.settings)
+        mode = self.current_mode(ctx.settings)
+        verdict = decide(rules, mode, call)
+        if verdict.outcome == "allow":
+            return None
+        suggested = suggested_rules(rules, call)
+        if verdict.outcome == "deny":
+            ctx.emit(PermissionDecision(event.call_id, "deny", verdict.by, verdict.rule))
+            if verdict.by == "rule":
+                return f"{event.name} is denied by the rule {verdict.rule!r} in permissions.deny"
+            return needs_permission(event.name, suggested, loosest_mode(call))
+        request = PermissionRequest(
+            event.call_id, event.name, dict(event.input), title(call), rule=", ".join(suggested)
+        )
+        ctx.emit(request)
+        can_ask = "permission" in ctx.capabilities
+        decision = await ctx.request_permission(request)
+        ctx.emit(PermissionDecision(event.call_id, decision, "user" if can_ask else "host"))
+        if decision == "deny":
+            if can_ask:
+                return f"the user denied permission for this {event.name} call"
+            text = needs_permission(event.name, suggested, loosest_mode(call))
+            ctx.notify(text, "warning")
+            return text
+        if decision == "allow_always":
+            self._remember(suggested, ctx)
+        return None
+
+    def _remember(self, rules: list[str], ctx: Any) -> None:
+        from auger.config.settings import add_local_rule
+
+        self.added += [r for r in rules if r not in self.added]
+        if self._home is None:
+            return
+        try:
+            for rule in rules:
+                path = add_local_rule(self._home, ctx.cwd, "allow", rule)
+        except OSError as exc:
+            ctx.notify(f"could not save the rule: {exc}", "warning")
+            return
+        ctx.notify(f"saved {', '.join(rules)} to {path}")
+
+    async def command(self, ctx: Any) -> None:
+        """`/permissions` shows the mode and rules; `/permissions MODE` sets the mode."""
+        arg = ctx.args.strip()
+        if arg:
+            if arg not in PERMISSION_MODES:
+                ctx.notify(f"unknown mode {arg!r} — use one of {', '.join(PERMISSION_MODES)}")
+                return
+            self.mode = arg
+            await ctx.say(f"Permission mode: {arg}")
+            return
+        allow, ask, deny = self.texts(ctx.settings)
+        lines = [f"Permission mode: {self.current_mode(ctx.settings)}"]
+        for name, texts in (("allow", allow), ("ask", ask), ("deny", deny)):
+            lines.append(f"{name}: " + (", ".join(texts) if texts else "(none)"))
+        await ctx.say("\n".join(lines))
