@@ -66,7 +66,7 @@ def local_settings_path(home: Path, cwd: Path) -> Path:
 
 def _inert(project: Mapping[str, Any], user: Mapping[str, Any]) -> tuple[dict, list[str]]:
     """The project's settings an untrusted project may set, and the keys it may not."""
-    from auger.config.models import BUILTIN
+    from auger.config.providers import BUILTIN
 
     kept: dict[str, Any] = json.loads(json.dumps(project))
     ignored: list[str] = []
