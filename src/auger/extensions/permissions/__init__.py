@@ -116,18 +116,21 @@ class Permissions:
         return None
 
     def _remember(self, rules: list[str], ctx: Any) -> None:
+        from auger.config.errors import ConfigError
         from auger.config.settings import add_local_rule
 
+        from auger.config.paths import display
+
         self.added += [r for r in rules if r not in self.added]
-        if self._home is None:
+        if self._home is None or not rules:
             return
         try:
             for rule in rules:
                 path = add_local_rule(self._home, ctx.cwd, "allow", rule)
-        except OSError as exc:
-            ctx.notify(f"could not save the rule: {exc}", "warning")
+        except (OSError, ConfigError) as exc:  # allowed for this session all the same
+            ctx.notify(f"could not save {', '.join(rules)}: {exc}", "warning")
             return
-        ctx.notify(f"saved {', '.join(rules)} to {path}")
+        ctx.notify(f"saved {', '.join(rules)} to {display(path)}")
 
     async def command(self, ctx: Any) -> None:
         """`/permissions` shows the mode and rules; `/permissions MODE` sets the mode."""
