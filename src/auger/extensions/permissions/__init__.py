@@ -117,9 +117,8 @@ class Permissions:
 
     def _remember(self, rules: list[str], ctx: Any) -> None:
         from auger.config.errors import ConfigError
-        from auger.config.settings import add_local_rule
-
         from auger.config.paths import display
+        from auger.config.settings import add_local_rule
 
         self.added += [r for r in rules if r not in self.added]
         if self._home is None or not rules:
