@@ -194,13 +194,19 @@ def test_read_only_leaves_only_the_private_temp_writable(tmp_path: Path) -> None
 def test_the_network_is_off_unless_allowed(tmp_path: Path, fake_server: FakeServer) -> None:
     port = fake_server.url.rsplit(":", 1)[1]
     code = f"import socket; socket.create_connection(('127.0.0.1', {port}), 5); print('connected')"
-    connect = f'python3 -c "{code}"'
+    commands = [f'python3 -c "{code}"']
+    if shutil.which("curl"):
+        commands.append(f"curl -s -o /dev/null -w 'status %{{http_code}}' {fake_server.url}/x")
     project = Project.make(tmp_path)
-    project.script(bash_calls(connect))
-    denied = results(project)["c0"]
-    assert denied["is_error"] and "connected" not in denied["content"]
-    project.script(bash_calls(connect), sandbox={"network": True})
-    assert results(project)["c0"]["content"] == "connected"
+    project.script(bash_calls(*commands))
+    for denied in results(project).values():
+        assert denied["is_error"] and "connected" not in denied["content"], denied
+    assert fake_server.requests == []
+    project.script(bash_calls(*commands), sandbox={"network": True})
+    allowed = results(project)
+    assert allowed["c0"]["content"] == "connected"
+    if len(commands) > 1:
+        assert allowed["c1"]["content"] == "status 500"  # the server answered (nothing queued)
 
 
 @needs_bwrap
