@@ -16,7 +16,7 @@ import msgspec
 
 from auger.config.errors import ConfigError
 from auger.config.paths import display
-from auger.config.settings import load, trust_notice
+from auger.config.settings import load
 from auger.config.trust import TrustStore
 from auger.extensions.source import Source, from_file
 from auger.host import Host
@@ -199,11 +199,7 @@ def settings_for(home: Path, cwd: Path, found: Discovered) -> tuple[dict[str, An
     """The session's settings (the user's extensions protected from being disabled), and the
     warnings to show: reading them, and the one trust notice naming all that was ignored."""
     loaded = load(home, cwd, protected=found.user_names)
-    notices = list(loaded.warnings)
-    ignored = [*loaded.ignored, *found.untrusted]
-    if ignored:
-        notices.append(trust_notice(cwd, ignored))
-    return loaded.settings, notices
+    return loaded.settings, loaded.notices(cwd, found.untrusted)
 
 
 def open_session(

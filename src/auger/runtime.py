@@ -17,7 +17,7 @@ import msgspec
 from auger.bus import Bus
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home
-from auger.config.settings import load_settings
+from auger.config.settings import load as load_settings
 from auger.engine import commands as engine_commands
 from auger.engine import prompt
 from auger.engine.compact import compact as compact_now
@@ -96,9 +96,8 @@ class Runtime:
         env = dict(os.environ if env is None else env)
         cwd = Path(cwd or os.getcwd()).resolve()
         home = Path(home) if home is not None else auger_home(env)
-        self.settings: Mapping[str, Any] = (
-            load_settings(home, cwd) if settings is None else settings
-        )
+        loaded = load_settings(home, cwd) if settings is None else None
+        self.settings: Mapping[str, Any] = loaded.settings if loaded else settings or {}
         self.host: Host = host or NullHost()
         place = Place(cwd, home, Path(env.get("HOME") or Path.home()), env, clock)
         limits = Limits(
@@ -143,7 +142,8 @@ class Runtime:
         self._sessions = Sessions(state, self._stream, self._bus)
         self._sync: SyncDriver | None = None
         registry, failures = self._load()
-        for warning in [*key_warnings, *conversation.session.warnings]:
+        notices = [*key_warnings, *conversation.session.warnings]
+        for warning in [*notices, *(loaded.notices(cwd) if loaded else ())]:
             self.notify(warning, "warning")
         if sandbox_notice:
             self.notify(sandbox_notice, "warning")

@@ -52,3 +52,20 @@ def test_merge_replaces_non_objects() -> None:
         "a": [2],
         "b": {"c": 1, "d": 2},
     }
+
+
+async def test_an_embedded_runtime_streams_the_trust_notice(tmp_path: Path) -> None:
+    from auger.llm.scripted import ScriptedProvider
+    from auger.records import Notify
+    from auger.runtime import Runtime
+
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    (cwd / ".auger").mkdir(parents=True)
+    (cwd / ".auger" / "settings.json").write_text(json.dumps({"hooks": {}, "retry": {}}))
+    rt = Runtime(provider=ScriptedProvider(["ok"]), home=home, cwd=cwd, env={}, bundled=False)
+    notices = [r.message async for r in rt.prompt("hi") if isinstance(r, Notify)]
+    assert notices == [
+        f"this project is not trusted, so these were ignored: hooks — run `auger trust {cwd}` "
+        "to apply them"
+    ]
+    await rt.close()

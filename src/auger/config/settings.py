@@ -31,6 +31,12 @@ class Loaded(msgspec.Struct, frozen=True):
     warnings: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()
 
+    def notices(self, cwd: Path, also_ignored: Collection[str] = ()) -> list[str]:
+        """The warnings to show: reading the files, then the one trust notice naming all that
+        was ignored (these keys and `also_ignored`, e.g. project extension files)."""
+        ignored = [*self.ignored, *also_ignored]
+        return [*self.warnings, *([trust_notice(cwd, ignored)] if ignored else [])]
+
 
 def read_json_file(path: Path) -> dict[str, Any]:
     """A JSON object from `path` ({} when absent); a malformed file is a `ConfigError`."""
