@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from auger.extensions import claude_project
 from auger.config.trust import TrustStore
+from auger.extensions import claude_project
 from auger.llm.scripted import Call, Reply, ScriptedProvider
 from auger.records import AfterToolCall, Notify
 from extensions.test_mcp import ENV, runtime, wait_until
