@@ -293,4 +293,10 @@ def test_trust_is_listed_and_revoked(project: Project) -> None:
 
 def test_trust_usage_errors_exit_2(project: Project) -> None:
     bad = project.run("trust", "--bogus")
-    assert bad.returncode == 2 and bad.stderr.startswith("auger: usage: auger trust")
+    assert bad.returncode == 2
+    assert bad.stderr == (
+        "auger: unrecognized arguments: --bogus\n"
+        "usage: auger trust [PROJECT_DIR] | auger trust --list | auger trust --revoke DIR\n"
+    )
+    both = project.run("trust", "--list", "--revoke", str(project.root))
+    assert both.returncode == 2 and both.stderr.startswith("auger: give one of PROJECT_DIR")
