@@ -23,14 +23,15 @@ class TickClock:
 
 
 def make_runtime(tmp_path: Path, provider: ScriptedProvider, **options: Any) -> Runtime:
-    """An isolated Runtime: its own home, user home and cwd under `tmp_path`, a bare env."""
+    """An isolated Runtime: its own home, user home and cwd under `tmp_path`, a bare env, and
+    permission mode `auto` unless `settings` are given (tests of permissions set their own)."""
     home = tmp_path / "home"
     cwd = tmp_path / "project"
     home.mkdir(exist_ok=True)
     cwd.mkdir(exist_ok=True)
     options.setdefault("bundled", False)
     options.setdefault("env", {"HOME": str(tmp_path / "user")})
-    options.setdefault("settings", {})
+    options.setdefault("settings", {"permissions": {"mode": "auto"}})
     return Runtime(provider=provider, home=home, cwd=cwd, **options)
 
 
