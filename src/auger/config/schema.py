@@ -74,6 +74,7 @@ KEYS: tuple[Key, ...] = (
     Key("mcp", "object"),
     Key("mcp.servers", "object", open=True),
     Key("mcp.slow_start", "number"),
+    Key("mcp.startup_timeout", "number"),
     Key("env", "object", open=True),
     Key("extensions", "object"),
     Key("extensions.disabled", "strings", merge="concat"),
