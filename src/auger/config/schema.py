@@ -78,6 +78,7 @@ KEYS: tuple[Key, ...] = (
     Key("env", "object", open=True),
     Key("extensions", "object"),
     Key("extensions.disabled", "strings", merge="concat"),
+    Key("extensions.closing_timeout", "number"),
     Key("permissions", "object"),
     Key("permissions.mode", "string", choices=PERMISSION_MODES),
     Key("permissions.allow", "strings", merge="concat"),
