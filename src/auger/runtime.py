@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -26,7 +27,7 @@ from auger.engine.models import ModelResolver
 from auger.engine.registry import Command, Registry
 from auger.engine.runner import Runner
 from auger.engine.sessions import Sessions, new_session
-from auger.engine.state import AgentState, CompactionSettings, Limits, Place
+from auger.engine.state import AgentState, Limits, Place
 from auger.engine.stream import Stream
 from auger.engine.turn import closing, run_turn
 from auger.events import ModelSelect, SessionShutdown
@@ -100,13 +101,12 @@ class Runtime:
         self.settings: Mapping[str, Any] = loaded.settings if loaded else settings or {}
         self.host: Host = host or NullHost()
         place = Place(cwd, home, Path(env.get("HOME") or Path.home()), env, clock)
-        limits = Limits(
-            max_steps,
-            retry or _retry_from(self.settings),
-            reasoning,
-            CompactionSettings.from_settings(self.settings),
-            idle_before_turn_end,
-            _closing_timeout(self.settings),
+        limits = Limits.from_settings(
+            self.settings,
+            max_steps=max_steps,
+            retry=retry,
+            reasoning=reasoning,
+            idle_first=idle_before_turn_end,
         )
         self._stream = Stream()
         key_warnings: list[str] = []
@@ -316,11 +316,7 @@ class Runtime:
 
     async def set_model(self, spec: str | Model, variant: str | None = None) -> None:
         """Switch the model (`provider/name`); fires `model_select`."""
-        model, provider = self._models.resolve(spec, None, self._state.registry)
-        old = self._state.provider
-        self._state.use(model, provider)
-        if old is not provider:
-            await old.aclose()
+        model = await self._models.switch(self._state, spec)
         self._state.conversation.append_entry(ModelChangeEntry(model.provider, model.name))
         await self._bus.emit(ModelSelect(model.id, variant))
 
@@ -333,14 +329,8 @@ class Runtime:
         now stored, and the current provider is rebuilt with them when it can be (one given to
         the constructor, or whose key is gone, stays as it is)."""
         self._models.refresh()
-        try:
-            model, provider = self._models.resolve(self.model, None, self._state.registry)
-        except ConfigError:
-            return
-        old = self._state.provider
-        self._state.use(model, provider)
-        if old is not provider:
-            await old.aclose()
+        with contextlib.suppress(ConfigError):
+            await self._models.switch(self._state, self.model)
 
     async def reload(self) -> bool:
         """Re-import every extension and swap all registrations at once.
@@ -431,22 +421,3 @@ class Runtime:
         self._sync.run(self.close())
         self._sync.stop()
         self._sync = None
-
-
-def _closing_timeout(settings: Mapping[str, Any]) -> float:
-    section = settings.get("extensions")
-    value = section.get("closing_timeout") if isinstance(section, dict) else None
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return Limits().closing_timeout
-
-
-def _retry_from(settings: Mapping[str, Any]) -> RetryPolicy:
-    raw = settings.get("retry") or {}
-    if not isinstance(raw, dict):
-        return RetryPolicy()
-    return RetryPolicy(
-        attempts=int(raw.get("attempts", 3)),
-        base_delay=float(raw.get("base_delay", 1.0)),
-        max_delay=float(raw.get("max_delay", 60.0)),
-    )

@@ -17,6 +17,7 @@ from auger.config.models import (
     split_spec,
 )
 from auger.engine.registry import Registry
+from auger.engine.state import AgentState
 from auger.llm.catalog import lookup, model_from_entry
 from auger.llm.provider import Model, Provider
 from auger.session.context import last_model
@@ -78,6 +79,16 @@ class ModelResolver:
             return model_from_entry(provider_name, name, "extension", entry), added.factory()
         config = provider_config(provider_name, self._keys, self._settings)
         return resolve_model(spec, config), build_provider(config, self._transport())
+
+    async def switch(self, state: AgentState, spec: str | Model) -> Model:
+        """Talk to `spec` from the next model call on (the old provider is closed when it is
+        replaced); raises `ConfigError` and changes nothing when it cannot be reached."""
+        model, provider = self.resolve(spec, None, state.registry)
+        old = state.provider
+        state.use(model, provider)
+        if old is not provider:
+            await old.aclose()
+        return model
 
     def _provider_for(self, name: str, registry: Registry) -> Provider:
         added = registry.providers.get(name)

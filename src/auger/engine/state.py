@@ -43,6 +43,9 @@ class CompactionSettings(msgspec.Struct, frozen=True):
         )
 
 
+CLOSING_TIMEOUT = 30.0
+
+
 class Limits(msgspec.Struct, frozen=True):
     """How far one turn may go, and how it asks the model."""
 
@@ -52,9 +55,49 @@ class Limits(msgspec.Struct, frozen=True):
     compaction: CompactionSettings = msgspec.field(default_factory=CompactionSettings)
     idle_first: bool = False
     """The terminal's order (`idle` before `turn_end`, SPEC §2.2)."""
-    closing_timeout: float = 30.0
+    closing_timeout: float = CLOSING_TIMEOUT
     """Seconds the handlers of one closing event (`agent_end`, `turn_end`, `idle`,
     `session_end`, `session_shutdown`) may take before they are cut short."""
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Mapping[str, Any],
+        *,
+        max_steps: int = 100,
+        retry: RetryPolicy | None = None,
+        reasoning: str | None = None,
+        idle_first: bool = False,
+    ) -> Limits:
+        """The limits given, with `retry`, `compaction` and `extensions.closing_timeout`
+        read from settings where not given."""
+        return cls(
+            max_steps,
+            retry or _retry(settings),
+            reasoning,
+            CompactionSettings.from_settings(settings),
+            idle_first,
+            _closing_timeout(settings),
+        )
+
+
+def _retry(settings: Mapping[str, Any]) -> RetryPolicy:
+    raw = settings.get("retry") or {}
+    if not isinstance(raw, dict):
+        return RetryPolicy()
+    return RetryPolicy(
+        attempts=int(raw.get("attempts", 3)),
+        base_delay=float(raw.get("base_delay", 1.0)),
+        max_delay=float(raw.get("max_delay", 60.0)),
+    )
+
+
+def _closing_timeout(settings: Mapping[str, Any]) -> float:
+    section = settings.get("extensions")
+    value = section.get("closing_timeout") if isinstance(section, dict) else None
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return CLOSING_TIMEOUT
 
 
 class Ledger:

@@ -18,8 +18,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -34,6 +33,7 @@ from auger.hosts.terminal.host import Pipe, Progress, TerminalHost
 from auger.hosts.terminal.layout import Windows, application
 from auger.hosts.terminal.questions import Questions
 from auger.hosts.terminal.render import Renderer
+from auger.hosts.terminal.sessions import Sessions, saved_sessions
 from auger.hosts.terminal.status import Status
 from auger.hosts.terminal.text import Theme
 
@@ -45,16 +45,6 @@ FRAME = 1 / 30
 """Seconds between two renders of a burst of records."""
 QUIT_WINDOW = 2.0
 """Seconds within which a second Ctrl-C quits."""
-
-
-@dataclass(frozen=True)
-class Sessions:
-    """Where the session picker finds saved sessions, and how it resumes one."""
-
-    saved: Callable[[], Sequence[tuple[str, str, float]]]
-    """`(id, title, age in seconds)` of each saved session, newest first."""
-    resume: Callable[[Runtime, str], Coroutine[Any, Any, None]]
-    """Resume session `id` on the Runtime (awaited on the Runtime's loop)."""
 
 
 class _Say(NamedTuple):
@@ -421,19 +411,3 @@ def run_terminal(opts: Any, *, sessions: Sessions | None = None) -> int:
         )
         return 2
     return asyncio.run(Terminal(opts, sessions=sessions or saved_sessions()).run())
-
-
-def saved_sessions() -> Sessions:
-    """The picker over this directory's saved sessions, resuming through `Runtime.switch`."""
-    from auger.session.paths import find_session, list_sessions
-
-    home, cwd = auger_home(os.environ), Path(os.getcwd())
-
-    def saved() -> list[tuple[str, str, float]]:
-        now = time.time()
-        return [(s.id, s.name or s.title, now - s.modified) for s in list_sessions(home, cwd)]
-
-    async def resume(runtime: Runtime, session_id: str) -> None:
-        await runtime.switch(find_session(home, cwd, session_id))
-
-    return Sessions(saved, resume)

@@ -1,0 +1,41 @@
+"""Where the terminal's session picker finds saved sessions, and how it resumes one."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from auger.config.paths import auger_home
+
+if TYPE_CHECKING:
+    from auger.runtime import Runtime
+
+
+@dataclass(frozen=True)
+class Sessions:
+    """Where the session picker finds saved sessions, and how it resumes one."""
+
+    saved: Callable[[], Sequence[tuple[str, str, float]]]
+    """`(id, title, age in seconds)` of each saved session, newest first."""
+    resume: Callable[[Runtime, str], Coroutine[Any, Any, None]]
+    """Resume session `id` on the Runtime (awaited on the Runtime's loop)."""
+
+
+def saved_sessions() -> Sessions:
+    """The picker over this directory's saved sessions, resuming through `Runtime.switch`."""
+    from auger.session.paths import find_session, list_sessions
+
+    home, cwd = auger_home(os.environ), Path(os.getcwd())
+
+    def saved() -> list[tuple[str, str, float]]:
+        now = time.time()
+        return [(s.id, s.name or s.title, now - s.modified) for s in list_sessions(home, cwd)]
+
+    async def resume(runtime: Runtime, session_id: str) -> None:
+        await runtime.switch(find_session(home, cwd, session_id))
+
+    return Sessions(saved, resume)
