@@ -183,3 +183,37 @@ async def test_native_calls_keep_the_text(check):
         FinishReasonDone("tool_calls", "tool_calls"),
     ]
     assert await _run(records) == records
+
+
+async def test_an_invented_name_in_a_tagged_call_gets_unknown_tool(tmp_path, wire):
+    from auger.llm.openai_chat import OpenAIChatProvider
+    from auger.records import AfterToolCall, TurnEnd
+    from auger.tools.base import tool
+    from support.runtime import collect, make_runtime
+    from support.server import sse
+
+    @tool
+    def grep(pattern: str) -> str:
+        """Search."""
+        return pattern
+
+    text = '<tool_call>{"name": "grep_files", "arguments": {"pattern": "x"}}</tool_call>'
+    wire.chunks = [
+        sse(
+            {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]},
+            {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+            {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 4}},
+            done=True,
+        )
+    ]
+    provider = wire.provider(OpenAIChatProvider, compat={"tool_call_fallback": True})
+    rt = make_runtime(
+        tmp_path, provider, extensions=[lambda g: g.tool(grep)], max_steps=1, tools=["grep"]
+    )
+    records = await collect(rt, "find x")
+    after = next(r for r in records if isinstance(r, AfterToolCall))
+    assert after.result.error_type == "unknown_tool"
+    assert "Available tools: grep" in after.result.content
+    assert "Did you mean 'grep'?" in after.result.content
+    end = records[-1]
+    assert isinstance(end, TurnEnd) and end.stop_reason == "max_steps"
