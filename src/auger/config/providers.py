@@ -112,6 +112,11 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "base_url_env": "VLLM_BASE_URL",
         "compat": _LOCAL_COMPAT,
     },
+    "local": {  # llama.cpp in-process (auger[local]): --model local/PATH.gguf
+        "api": "local",
+        "base_url": "~/.auger/models",  # where a bare file name is looked for
+        "model_defaults": {"context_window": 8192, "max_output": 2048},
+    },
     "llama.cpp": {
         "api": "chat-completions",
         "base_url": "http://localhost:8080/v1",
