@@ -152,3 +152,42 @@ async def test_the_engine_shows_the_loading_notices_and_keeps_them_out_of_the_re
     end = records[-1]
     assert isinstance(end, TurnEnd) and (end.stop_reason, end.text) == ("completed", "Hello")
     assert rt.messages[-1].text == "Hello"
+
+
+async def test_a_hub_name_downloads_once_into_the_models_folder(wire, tmp_path) -> None:
+    fetched: list[tuple[str, str, Path]] = []
+
+    def fetch(repo: str, filename: str, folder: Path) -> Path:
+        fetched.append((repo, filename, folder))
+        folder.mkdir(parents=True)
+        (folder / filename).write_bytes(b"GGUF")
+        return folder / filename
+
+    starter = Starter()
+    models = tmp_path / "models"
+    provider = LocalProvider(
+        "local", models_dir=models, transport=wire, starter=starter, fetcher=fetch
+    )
+    name = "hf:Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/q4.gguf"
+    wire.chunks = [reply("x")]
+    first = await records(provider, request(Path(name)))
+    assert first[0] == ProviderNotice(
+        "downloading q4.gguf from Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF…"
+    )
+    folder = models / "hub" / "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF"
+    assert fetched == [("Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", "q4.gguf", folder)]
+    assert starter.starts[0][0] == folder / "q4.gguf"
+    await provider.aclose()
+    again = LocalProvider(
+        "local", models_dir=models, transport=wire, starter=starter, fetcher=fetch
+    )
+    second = await records(again, request(Path(name)))
+    assert len(fetched) == 1 and not any("downloading" in getattr(r, "message", "") for r in second)
+    await again.aclose()
+
+
+async def test_a_malformed_hub_name_is_a_bad_request(wire, tmp_path) -> None:
+    provider = LocalProvider("local", models_dir=tmp_path, transport=wire, starter=Starter())
+    with pytest.raises(ProviderError) as caught:
+        await records(provider, request(Path("hf:only-owner")))
+    assert caught.value.kind == "bad_request" and "OWNER/REPO/FILE.gguf" in caught.value.message

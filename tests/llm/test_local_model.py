@@ -70,3 +70,26 @@ def test_a_tool_call_round_trip_with_a_local_gguf(tmp_path: Path, gguf: Path) ->
     # the result went back to the model: a second response followed it
     assert sum(r["type"] == "token_usage_done" for r in records) == 2
     assert records[-1]["stop_reason"] in ("completed", "max_steps", "length")
+
+
+@pytest.mark.slow
+async def test_the_server_listens_on_loopback_and_stops_on_close(gguf: Path) -> None:
+    import socket
+    from urllib.parse import urlparse
+
+    from auger.llm.local import LocalProvider
+    from auger.llm.messages import UserMessage
+    from auger.llm.provider import Model, PassThrough, Request
+
+    provider = LocalProvider("local", {"threads": 2})
+    model = Model("local", str(gguf), "local", context_window=1024, max_output=4)
+    request = Request(model, "", (UserMessage.of("hi"),))
+    try:
+        async for _ in provider.stream(request, PassThrough()):
+            pass
+        url = urlparse(provider._served.base_url)  # type: ignore[union-attr]
+    finally:
+        await provider.aclose()
+    assert url.hostname == "127.0.0.1"
+    with socket.socket() as probe, pytest.raises(ConnectionRefusedError):
+        probe.connect(("127.0.0.1", url.port or 0))

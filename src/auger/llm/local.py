@@ -88,6 +88,37 @@ def start_server(path: Path, context: int, compat: Compat) -> tuple[Any, str]:
 
 Starter = Callable[[Path, int, Compat], tuple[Any, str]]
 
+HUB = "hf:"  # `local/hf:OWNER/REPO/FILE.gguf`: a file of a Hugging Face repository
+
+
+def hub_file(name: str) -> tuple[str, str] | None:
+    """(repository, file) of a hub name, `None` for a path; a `ValueError` if it is malformed."""
+    if not name.startswith(HUB):
+        return None
+    owner, _, rest = name.removeprefix(HUB).partition("/")
+    repo, _, filename = rest.partition("/")
+    if not (owner and repo and filename):
+        raise ValueError(f"a hub model is named {HUB}OWNER/REPO/FILE.gguf, not {name!r}")
+    return f"{owner}/{repo}", filename
+
+
+def hub_download(repo: str, filename: str, folder: Path) -> Path:
+    """Download `filename` of `repo` into `folder` (blocking); where it is."""
+    try:
+        from huggingface_hub import hf_hub_download
+        from huggingface_hub.errors import EntryNotFoundError, RepositoryNotFoundError
+    except ImportError:
+        raise ProviderError("bad_request", f"loading from the hub needs {INSTALL}") from None
+    try:
+        return Path(hf_hub_download(repo, filename, local_dir=folder))
+    except (EntryNotFoundError, RepositoryNotFoundError) as exc:
+        raise ProviderError("not_found", f"no {filename} in {repo} on the hub: {exc}") from None
+    except Exception as exc:  # the hub's client raises many kinds: offline, timeouts, HTTP
+        raise ProviderError("network", f"downloading {repo}/{filename} failed: {exc}") from None
+
+
+Fetcher = Callable[[str, str, Path], Path]
+
 
 class LocalProvider:
     """Streams from a GGUF that an embedded llama.cpp server holds."""
@@ -100,6 +131,7 @@ class LocalProvider:
         models_dir: Path | None = None,
         transport: Any = None,
         starter: Starter = start_server,
+        fetcher: Fetcher = hub_download,
     ) -> None:
         self.name = name
         try:
@@ -109,6 +141,7 @@ class LocalProvider:
         self._models_dir = models_dir
         self._transport = transport
         self._starter = starter
+        self._fetcher = fetcher
         self._served: Served | None = None
         self._chat: OpenAIChatProvider | None = None
         self._lock = asyncio.Lock()
@@ -120,10 +153,23 @@ class LocalProvider:
         return cls(endpoint.name, endpoint.compat, models_dir=models, transport=transport)
 
     async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
-        """The records of one response; the first request loads the model first."""
-        path = model_path(request.model.name, self._models_dir)
+        """The records of one response; the first request loads the model first (downloading
+        it once, for a hub name)."""
         context = request.model.context_window
         async with self._lock:
+            path = model_path(request.model.name, self._models_dir)
+            try:
+                hub = hub_file(request.model.name)
+            except ValueError as exc:
+                raise ProviderError("bad_request", f"{self.name}: {exc}") from None
+            if hub is not None:
+                if self._models_dir is None:
+                    raise ProviderError("bad_request", f"{self.name}: no folder for hub models")
+                folder = self._models_dir / "hub" / hub[0]
+                path = folder / hub[1]
+                if not path.is_file():
+                    yield ProviderNotice(f"downloading {hub[1]} from {hub[0]}…")
+                    path = await asyncio.to_thread(self._fetcher, hub[0], hub[1], folder)
             served = self._served
             if served is None or (served.path, served.context) != (path, context):
                 if not path.is_file():
