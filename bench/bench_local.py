@@ -37,7 +37,7 @@ CONTEXT = (ROOT / "README.md").read_text()[:2000]  # about 500 tokens of a promp
 async def measure(path: Path, runs: int, threads: int, window: int) -> list[list[str]]:
     """The rows of the table."""
     provider = LocalProvider("local", {"threads": threads, "seed": 1})
-    model = Model("local", str(path), "local", context_window=window, max_output=128)
+    model = Model("local", str(path), "llamacpp", context_window=window, max_output=128)
     load = 0.0
     ttft: list[float] = []
     rates: list[float] = []

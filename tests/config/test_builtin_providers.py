@@ -35,7 +35,7 @@ DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-
     "llama.cpp": "http://localhost:8080/v1",
     "local": "~/.auger/models",  # not a server: the folder of named GGUFs (tests/llm/test_local.py)
 }
-HTTP = sorted(name for name, row in BUILTIN.items() if row["api"] != "local")
+HTTP = sorted(name for name, row in BUILTIN.items() if row["api"] != "llamacpp")
 
 
 def _reply(api: str) -> bytes:

@@ -36,7 +36,7 @@ class Starter:
 
 
 def request(path: Path, window: int = 8192, tools: tuple[ToolSpec, ...] = ()) -> Request:
-    model = Model("local", str(path), "local", context_window=window)
+    model = Model("local", str(path), "llamacpp", context_window=window)
     return Request(model, "", (UserMessage.of("hi"),), tools=tools)
 
 
@@ -127,7 +127,7 @@ def test_the_builtin_row_needs_no_key_and_gives_a_small_window(tmp_path: Path) -
 
     config = provider_config("local", {}, {})
     model = resolve_model(f"local/{tmp_path}/m.gguf", config)
-    assert (model.api, model.name, model.context_window) == ("local", f"{tmp_path}/m.gguf", 8192)
+    assert (model.api, model.name, model.context_window) == ("llamacpp", f"{tmp_path}/m.gguf", 8192)
     assert model.max_output == 2048
     settings = {"providers": {"local": {"models": {"big.gguf": {"context_window": 32768}}}}}
     big = resolve_model("local/big.gguf", provider_config("local", {}, settings))
@@ -143,7 +143,7 @@ async def test_the_engine_shows_the_loading_notices_and_keeps_them_out_of_the_re
 
     provider = LocalProvider("local", transport=wire, starter=Starter())
     wire.chunks = [reply("Hello")]
-    model = Model("local", str(gguf), "local", context_window=8192)
+    model = Model("local", str(gguf), "llamacpp", context_window=8192)
     rt = make_runtime(tmp_path, provider, model=model)  # type: ignore[arg-type]
     records = await collect(rt, "hi")
     notices = [r.message for r in records if isinstance(r, Notify)]

@@ -82,7 +82,7 @@ async def test_the_server_listens_on_loopback_and_stops_on_close(gguf: Path) -> 
     from auger.llm.provider import Model, PassThrough, Request
 
     provider = LocalProvider("local", {"threads": 2})
-    model = Model("local", str(gguf), "local", context_window=1024, max_output=4)
+    model = Model("local", str(gguf), "llamacpp", context_window=1024, max_output=4)
     request = Request(model, "", (UserMessage.of("hi"),))
     try:
         async for _ in provider.stream(request, PassThrough()):

@@ -113,7 +113,7 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "compat": _LOCAL_COMPAT,
     },
     "local": {  # llama.cpp in-process (auger[local]): --model local/PATH.gguf
-        "api": "local",
+        "api": "llamacpp",
         "base_url": "~/.auger/models",  # where a bare file name is looked for
         "model_defaults": {"context_window": 8192, "max_output": 2048},
     },
