@@ -33,7 +33,9 @@ DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-
     "lmstudio": "http://localhost:1234/v1",
     "vllm": "http://localhost:8000/v1",
     "llama.cpp": "http://localhost:8080/v1",
+    "local": "~/.auger/models",  # not a server: the folder of named GGUFs (tests/llm/test_local.py)
 }
+HTTP = sorted(name for name, row in BUILTIN.items() if row["api"] != "llamacpp")
 
 
 def _reply(api: str) -> bytes:
@@ -51,7 +53,7 @@ def test_every_builtin_is_documented_here() -> None:
         assert row.get("base_url", row.get("base_url_hint")) == DOCUMENTED[name]
 
 
-@pytest.mark.parametrize("name", sorted(BUILTIN))
+@pytest.mark.parametrize("name", HTTP)
 async def test_a_builtin_provider_needs_only_its_key(name: str) -> None:
     row = BUILTIN[name]
     prefix = urlparse(DOCUMENTED[name]).path

@@ -33,7 +33,7 @@ def runtime(tmp_path: Path, replies: list[Reply], settings: dict | None = None, 
         provider,
         extensions=[lambda g: g.tool(echo), *kw.pop("extensions", [])],
         settings=SETTINGS if settings is None else settings,
-        model=TINY,
+        model=kw.pop("model", TINY),
         **kw,
     )
     return rt, provider
@@ -243,3 +243,38 @@ async def test_usage_event_reports_context_tokens(tmp_path: Path) -> None:
             "context_tokens": 150,
         }
     ]
+
+
+SMALL = Model("scripted", "small", "scripted", context_window=8192)
+
+
+async def test_at_an_8k_window_the_defaults_compact_and_the_run_continues(tmp_path: Path) -> None:
+    # no compaction settings: reserve and kept sizes scale to the window (2,048 each at 8k)
+    rt, provider = runtime(
+        tmp_path,
+        [
+            Reply.of("a1", usage=Usage(3700, 10)),
+            Reply.of(Call("echo", {"text": "y" * 8000}, "c1"), usage=Usage(3800, 2000)),
+            Reply.of("SUMMARY-1"),
+            Reply.of("done"),
+        ],
+        settings={},
+        model=SMALL,
+    )
+    await collect(rt, "read this: " + "word " * 2900)
+    records = await collect(rt, "now echo it")
+    compact = next(r for r in records if isinstance(r, Compact))
+    assert (compact.automatic, compact.dropped, compact.kept) == (True, 3, 2)
+    assert is_summary_request(provider.requests[2])
+    assert not any(isinstance(r, Notify) for r in records)
+    assert records[-1].stop_reason == "completed" and records[-1].text == "done"
+    sent = provider.requests[3].messages
+    assert sent[0].text == COMPACTION_PREFIX + "SUMMARY-1"
+    assert isinstance(sent[1], AssistantMessage) and sent[1].tool_calls[0].call_id == "c1"
+
+
+async def test_a_full_window_with_nothing_old_enough_says_nothing(tmp_path: Path) -> None:
+    rt, provider = runtime(tmp_path, [Reply.of("ok")], settings={}, model=SMALL)
+    records = await collect(rt, "word " * 7000)  # one prompt alone fills the window
+    assert not any(isinstance(r, Notify) for r in records)
+    assert len(provider.requests) == 1 and records[-1].text == "ok"

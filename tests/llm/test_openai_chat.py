@@ -352,3 +352,29 @@ async def test_url_and_auth(api_key: str | None, auth: str | None, wire):
     assert str(sent.url) == "http://localhost:11434/v1/chat/completions"
     assert sent.headers.get("authorization") == auth
     assert wire.body == request_body(HELLO)
+
+
+TOOLS_REQUEST = Request(
+    MODEL, "", (UserMessage.of("Read a"),), tools=(ToolSpec("read", "Read a file"),)
+)
+TEXT_CALL = sse(
+    chunk({"role": "assistant", "content": '<tool_call>{"name": "read", '}),
+    chunk({"content": '"arguments": {"path": "a"}}</tool_call>'}),
+    chunk(finish="stop"),
+    usage_chunk(9, 12),
+)
+
+
+async def test_tool_call_fallback_turns_a_text_call_into_a_call(wire, check):
+    provider = wire.provider(OpenAIChatProvider, compat={"tool_call_fallback": True})
+    records = await wire.run(provider, TOOLS_REQUEST, TEXT_CALL)
+    check(records)
+    done = [r for r in records if isinstance(r, ToolCallDone)]
+    assert [(r.name, r.arguments) for r in done] == [("read", '{"path": "a"}')]
+    assert records[-1] == FinishReasonDone("tool_calls", "stop")
+
+
+async def test_without_tool_call_fallback_a_text_call_stays_text(wire):
+    records = await wire.run(wire.provider(OpenAIChatProvider), TOOLS_REQUEST, TEXT_CALL)
+    assert not any(isinstance(r, ToolCallDone) for r in records)
+    assert records[-1] == FinishReasonDone("stop", "stop")

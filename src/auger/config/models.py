@@ -26,6 +26,8 @@ class ProviderConfig(msgspec.Struct, frozen=True):
     models: dict[str, dict[str, Any]]
     script: str | None = None
     compat: dict[str, Any] = msgspec.field(default_factory=dict)
+    model_defaults: dict[str, Any] = msgspec.field(default_factory=dict)
+    """The entry of a model neither settings nor the catalog list (a local GGUF's window)."""
 
     @property
     def format(self) -> WireFormat:
@@ -149,6 +151,7 @@ def provider_config(
         models=dict(raw.get("models") or {}),
         script=raw.get("script"),
         compat=dict(compat),
+        model_defaults=dict(raw.get("model_defaults") or {}),
     )
 
 
@@ -156,7 +159,10 @@ def resolve_model(spec: str, config: ProviderConfig) -> Model:
     """The `Model` for `spec`: settings' own entry for it, else the catalog's."""
     _, name = split_spec(spec)
     if name in config.models:
-        return model_from_entry(config.name, name, config.api, config.models[name])
+        entry = config.model_defaults | config.models[name]
+        return model_from_entry(config.name, name, config.api, entry)
+    if config.model_defaults:
+        return model_from_entry(config.name, name, config.api, config.model_defaults)
     return lookup(config.name, name, config.api)
 
 

@@ -13,6 +13,8 @@ from typing import Any
 from auger.config.errors import ConfigError
 
 _LOCAL = "no key: a server on this machine"
+# small local models often write their calls as text the server does not parse
+_LOCAL_COMPAT: dict[str, Any] = {"tool_call_fallback": True}
 
 BUILTIN: dict[str, dict[str, Any]] = {
     "anthropic": {
@@ -96,22 +98,30 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "api": "chat-completions",
         "base_url": "http://localhost:11434/v1",
         "base_url_env": "OLLAMA_BASE_URL",
+        "compat": _LOCAL_COMPAT,
     },
     "lmstudio": {
         "api": "chat-completions",
         "base_url": "http://localhost:1234/v1",
         "base_url_env": "LMSTUDIO_BASE_URL",
+        "compat": _LOCAL_COMPAT,
     },
     "vllm": {
         "api": "chat-completions",
         "base_url": "http://localhost:8000/v1",
         "base_url_env": "VLLM_BASE_URL",
+        "compat": _LOCAL_COMPAT,
+    },
+    "local": {  # llama.cpp in-process (auger[local]): --model local/PATH.gguf
+        "api": "llamacpp",
+        "base_url": "~/.auger/models",  # where a bare file name is looked for
+        "model_defaults": {"context_window": 8192, "max_output": 2048},
     },
     "llama.cpp": {
         "api": "chat-completions",
         "base_url": "http://localhost:8080/v1",
         "base_url_env": "LLAMA_CPP_BASE_URL",
-        "compat": {"reasoning_content": True},
+        "compat": {**_LOCAL_COMPAT, "reasoning_content": True},
     },
 }
 

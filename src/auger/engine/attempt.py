@@ -21,6 +21,7 @@ from auger.llm.messages import AssistantMessage, AssistantPart, ReasoningPart, T
 from auger.llm.provider import Request
 from auger.llm.records import (
     FinishReasonDone,
+    ProviderNotice,
     ReasoningDelta,
     ReasoningDone,
     Record,
@@ -116,6 +117,9 @@ class Attempt:
         """Stream one response to its end; raises `ProviderError` or `CancelledError`."""
         builder, publish = self.builder, self.stream.publish
         async for record in self.state.provider.stream(request, self.exchange):
+            if type(record) is ProviderNotice:  # for the user, not part of the response
+                self.stream.notify(record.message, "info")
+                continue
             builder.add(record)
             await publish(record)
             react = REACTIONS.get(type(record))

@@ -20,8 +20,9 @@ from auger.session.entries import CompactionEntry
 
 
 def is_full(state: AgentState, system: str) -> bool:
-    """Whether the next request would not fit in `context_window − reserve_tokens`."""
-    limit = state.model.context_window - state.limits.compaction.reserve_tokens
+    """Whether the next request would not fit in the window less the reserve."""
+    window = state.model.context_window
+    limit = window - state.limits.compaction.reserve(window)
     return state.conversation.context_tokens(system) > limit
 
 
@@ -54,9 +55,11 @@ async def compact(
     Whether anything was compacted: not when nothing is old enough, an extension cancelled,
     or the summary failed (each says so).
     """
-    planned = plan(state.conversation.session.branch(), state.limits.compaction.keep_recent_tokens)
+    keep = state.limits.compaction.keep_recent(state.model.context_window)
+    planned = plan(state.conversation.session.branch(), keep)
     if planned is None:
-        stream.notify("nothing to compact yet", "info")
+        if not automatic:  # before a model call, there is nothing to say: the call goes ahead
+            stream.notify("nothing to compact yet", "info")
         return False
     out = await bus.emit(SessionBeforeCompact(automatic, instruction))
     if out.stopped:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import difflib
 from typing import Any
 
 import msgspec
@@ -93,6 +94,8 @@ class Dispatch:
         if found is None:
             names = ", ".join(sorted(state.tools)) or "none"
             text = f"ERROR: unknown tool {call.name!r}. Available tools: {names}"
+            if close := difflib.get_close_matches(call.name, state.tools, n=1, cutoff=0.4):
+                text += f". Did you mean {close[0]!r}?"
             return ToolResponse.error("unknown_tool", text), 0.0
         place = state.place
         ctx = ToolContext(

@@ -23,11 +23,24 @@ Opening = Literal["new", "restore", "reload"]
 
 
 class CompactionSettings(msgspec.Struct, frozen=True):
-    """`compaction` in settings."""
+    """`compaction` in settings. A size left unset scales with the model's window: a quarter
+    of it, at most 16,384 reserved and 20,000 kept (so an 8k window reserves and keeps 2,048)."""
 
     enabled: bool = True
-    reserve_tokens: int = 16_384
-    keep_recent_tokens: int = 20_000
+    reserve_tokens: int | None = None
+    keep_recent_tokens: int | None = None
+
+    def reserve(self, window: int) -> int:
+        """The tokens kept free below `window` for the reply (and the next tool result)."""
+        if self.reserve_tokens is not None:
+            return self.reserve_tokens
+        return min(RESERVE_CAP, int(window * WINDOW_FRACTION))
+
+    def keep_recent(self, window: int) -> int:
+        """About how many tokens of recent messages a compaction keeps verbatim."""
+        if self.keep_recent_tokens is not None:
+            return self.keep_recent_tokens
+        return min(KEEP_RECENT_CAP, int(window * WINDOW_FRACTION))
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> CompactionSettings:
@@ -35,15 +48,18 @@ class CompactionSettings(msgspec.Struct, frozen=True):
         raw = settings.get("compaction")
         if not isinstance(raw, dict):
             return cls()
-        default = cls()
+        reserve, keep = raw.get("reserve_tokens"), raw.get("keep_recent_tokens")
         return cls(
-            bool(raw.get("enabled", default.enabled)),
-            int(raw.get("reserve_tokens", default.reserve_tokens)),
-            int(raw.get("keep_recent_tokens", default.keep_recent_tokens)),
+            bool(raw.get("enabled", True)),
+            None if reserve is None else int(reserve),
+            None if keep is None else int(keep),
         )
 
 
 CLOSING_TIMEOUT = 30.0
+RESERVE_CAP = 16_384
+KEEP_RECENT_CAP = 20_000
+WINDOW_FRACTION = 0.25
 
 
 class Limits(msgspec.Struct, frozen=True):

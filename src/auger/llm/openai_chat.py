@@ -37,6 +37,7 @@ from auger.llm.records import (
     TokenUsageDone,
 )
 from auger.llm.sendable import CallIds, IdStyle, data_url, tool_arguments
+from auger.llm.textcalls import recover
 from auger.llm.usage import Usage
 from auger.llm.wire import (
     BearerCompat,
@@ -66,6 +67,7 @@ class Compat(BearerCompat, frozen=True, forbid_unknown_fields=True):
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
     reasoning_content: bool = False  # send reasoning back as `reasoning_content` (DeepSeek)
     tool_call_ids: IdStyle = "any"  # "mistral": nine letters and digits
+    tool_call_fallback: bool = False  # calls written as text become calls (`auger.llm.textcalls`)
 
 
 def _content_part(part: UserPart) -> dict[str, Any]:
@@ -339,8 +341,15 @@ class OpenAIChatProvider(HttpProvider):
 
     Compat = Compat
 
-    async def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
-        """The records of one streamed response."""
+    def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
+        """The records of one streamed response; with `tool_call_fallback`, calls the model
+        wrote as text become calls."""
+        records = self._records(request, exchange)
+        if self.compat.tool_call_fallback and request.tools:
+            return recover(records, request.tools)
+        return records
+
+    async def _records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
         state = _Chunks()
         done = False
         events = self.events("/chat/completions", request_body(request, self.compat), exchange)

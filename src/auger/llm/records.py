@@ -112,6 +112,15 @@ class FinishReasonDone(Record, frozen=True):
     raw: str | None = None
 
 
+class ProviderNotice(Record, frozen=True):
+    """Not part of a response: what a provider tells the user while it works (a local model
+    loading). The engine turns it into a `notify` record; it is never sent to a model."""
+
+    type: ClassVar[str] = "provider_notice"
+    message: str
+    level: str = "info"
+
+
 PROVIDER_RECORDS: tuple[type[Record], ...] = (
     TextDelta,
     TextDone,

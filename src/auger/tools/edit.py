@@ -264,7 +264,13 @@ async def edit(
     crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
     if crlf:
         text = text.replace("\r\n", "\n")
-    result, spans, loose = replace(text, requested)
+    try:
+        result, spans, loose = replace(text, requested)
+    except ToolError as exc:
+        unread = ctx.files is not None and not ctx.files.seen(target)
+        if exc.error_type == "not_found" and unread:
+            exc.message += f" You have not read {shown} yet: read it first."
+        raise
     if result == text:
         raise ToolError("no_change", f"the edits leave {shown} unchanged")
     out = result.replace("\n", "\r\n") if crlf else result

@@ -44,6 +44,10 @@ class FileReads:
         """The model now knows `path` as it is at `stamp`."""
         self._seen[os.path.realpath(path)] = stamp
 
+    def seen(self, path: Path) -> bool:
+        """Whether the model has read or written `path` (in any version)."""
+        return os.path.realpath(path) in self._seen
+
     def check(self, path: Path, shown: str, current: Stamp | None) -> None:
         """Raise `file_changed` when the file moved on since the model last saw it."""
         seen = self._seen.get(os.path.realpath(path))

@@ -32,6 +32,25 @@ def os_error(exc: OSError, path: str | Path) -> ToolError:
     return ToolError("io_error", f"{path}: {exc.strerror or exc}")
 
 
+def nearest(path: Path, cwd: Path, count: int = 5) -> list[str]:
+    """Existing paths near a missing `path`: in its nearest existing directory, the entries
+    whose names are closest to the missing one (or the first entries, if none is close)."""
+    import difflib
+
+    missing, parent = path.name, path.parent
+    while not parent.is_dir() and parent != parent.parent:
+        missing, parent = parent.name, parent.parent
+    try:
+        with os.scandir(parent) as it:
+            entries = sorted((e.name, e.is_dir()) for e in it if e.name != ".git")
+    except OSError:
+        return []
+    names = [name for name, _ in entries]
+    close = difflib.get_close_matches(missing, names, n=count, cutoff=0.5) or names[:count]
+    is_dir = dict(entries)
+    return [display(parent / n, cwd) + ("/" if is_dir[n] else "") for n in close]
+
+
 def display(path: Path, cwd: Path) -> str:
     """`path` as the model should see it: relative to the cwd when inside it, else absolute."""
     try:

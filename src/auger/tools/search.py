@@ -16,7 +16,7 @@ from itertools import islice
 from pathlib import Path
 
 from auger.tools.base import ToolContext, ToolError
-from auger.tools.paths import PathGlob, Tree, display, sort_key
+from auger.tools.paths import PathGlob, Tree, display, nearest, sort_key
 
 # Make ripgrep's choices those of `paths.Tree`: no config file, hidden files searched, `.git`
 # skipped, and only .gitignore files obeyed (not .ignore, .rgignore, git's exclude or global).
@@ -43,7 +43,9 @@ def search_target(ctx: ToolContext, path: str | None, *, files: bool) -> Target:
     resolved = ctx.resolve(path or ".")
     shown = display(resolved, ctx.cwd)
     if not resolved.exists():
-        raise ToolError("not_found", f"{shown} does not exist")
+        near = nearest(resolved, ctx.cwd)
+        hint = f". Nearest existing paths: {', '.join(near)}" if near else ""
+        raise ToolError("not_found", f"{shown} does not exist{hint}")
     if resolved.is_dir():
         return Target(resolved, None, "" if shown == "." else shown.rstrip("/") + "/")
     if not files:
