@@ -278,3 +278,29 @@ async def test_a_session_without_a_model_is_an_error(project: Project) -> None:
     async with agent(project, Client()) as conn:
         with pytest.raises(RequestError, match="no model chosen"):
             await conn.new_session(cwd=str(project.root), mcp_servers=[])
+
+
+async def test_the_permission_step_asks_the_client_about_each_call(project: Project) -> None:
+    project.script(
+        [
+            {"parts": [{"tool": "bash", "args": {"command": "echo allowed"}}]},
+            {"parts": [{"tool": "bash", "args": {"command": "echo refused"}}]},
+            {"text": "ok"},
+        ],
+        permissions={"mode": "ask"},
+    )
+    client = Client(answers=["allow_once", "deny"])
+    async with agent(project, client) as conn:
+        session = await conn.new_session(cwd=str(project.root), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("run both")])
+
+    asked = [(p.tool_call_id, p.title, p.kind) for p in client.permissions]
+    assert asked == [
+        ("call_1", "Run echo allowed", "execute"),
+        ("call_2", "Run echo refused", "execute"),
+    ]
+    ends = {u.tool_call_id: u for u in client.of("tool_call_update") if u.status != "in_progress"}
+    assert ends["call_1"].status == "completed"
+    assert "allowed" in ends["call_1"].content[0].content.text
+    assert ends["call_2"].status == "failed"
+    assert "denied" in ends["call_2"].content[0].content.text

@@ -334,7 +334,7 @@ def test_a_resumed_session_shows_its_conversation_before_the_prompt(
     assert project.run("-p", "what do my notes say?").returncode == 0
     project.script([{"text": "still here"}])
     pane = start(panes, project, "-c")
-    screen = pane.wait_for("\n›\n", "s/test · ctx")
+    screen = pane.wait_for("The notes say hi.", "\n›\n", "s/test · ctx")
     order = in_order(screen, "› what do my notes say?", "⚙ read", "The notes say hi.", "\n›\n")
     assert -1 not in order, screen
     assert "<context>" not in pane.scrollback()
@@ -451,3 +451,35 @@ def test_export_writes_a_page_a_browser_renders(project: Project, panes: list[Pa
     )
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "what is the answer?" in dom.stdout and "<strong>forty-two</strong>" in dom.stdout
+
+
+def test_a_permission_question_allows_once_always_and_denies(
+    project: Project, panes: list[Pane]
+) -> None:
+    run = [{"tool": "bash", "args": {"command": f"echo call-{n}"}} for n in range(1, 5)]
+    project.script(
+        [{"parts": [step]} for step in run] + [{"text": "That was all."}],
+        permissions={"mode": "ask"},
+    )
+    pane = start(panes, project)
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("run them")
+    pane.keys("Enter")
+    pane.wait_for("? Run echo call-1", "❯ Allow once")
+    pane.keys("Enter")  # allow once
+    pane.wait_for("? Run echo call-2")
+    pane.keys("Down")
+    pane.wait_for("❯ Always allow")
+    pane.keys("Enter")  # allow always: a rule for `echo call-2` is saved
+    pane.wait_for("? Run echo call-3")
+    pane.keys("Down", "Down")
+    pane.wait_for("❯ Deny")
+    pane.keys("Enter")  # deny
+    pane.wait_for("? Run echo call-4")
+    pane.keys("Escape")  # declining is a deny too
+    pane.wait_for("That was all.")
+    history = pane.scrollback()
+    assert "call-1" in history.split("? Run echo call-2")[0].split("› run them")[1]
+    assert "the user denied permission for this bash call" in history
+    saved = list((project.home / "projects").glob("*/settings.local.json"))
+    assert len(saved) == 1 and "echo call-2" in saved[0].read_text()
