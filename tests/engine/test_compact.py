@@ -278,3 +278,26 @@ async def test_a_full_window_with_nothing_old_enough_says_nothing(tmp_path: Path
     records = await collect(rt, "word " * 7000)  # one prompt alone fills the window
     assert not any(isinstance(r, Notify) for r in records)
     assert len(provider.requests) == 1 and records[-1].text == "ok"
+
+
+async def test_an_overflow_after_output_streamed_is_not_retried(tmp_path: Path) -> None:
+    from auger.llm.scripted import Fail
+    from auger.records import TextDelta
+
+    rt, provider = runtime(
+        tmp_path,
+        [
+            Reply.of("a1"),
+            Reply.of("b1"),
+            Reply.of("half an answer", Fail("context_overflow", "too long")),
+            Reply.of("SUMMARY"),
+            Reply.of("never"),
+        ],
+    )
+    await collect(rt, "one")
+    await collect(rt, "two")
+    records = await collect(rt, "three")
+    shown = "".join(r.content for r in records if isinstance(r, TextDelta))
+    assert shown == "half an answer"  # nothing the consumer saw is shown again
+    assert records[-1].stop_reason == "context_window"
+    assert len(provider.requests) == 3

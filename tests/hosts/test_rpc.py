@@ -277,3 +277,18 @@ def test_switch_to_a_fifo_or_a_device_is_refused_and_the_server_goes_on(
     server.send(id=3, type="get_state")
     assert server.next()["id"] == 3
     server.finish()
+
+
+def test_a_command_nested_thousands_deep_gets_an_error_and_the_server_goes_on(
+    project: Project, rpc: Any
+) -> None:
+    project.script([])
+    client = rpc()
+    assert client.process.stdin is not None
+    client.process.stdin.write('{"type": "prompt", "text": ' + "[" * 5000 + "]" * 5000 + "}\n")
+    client.process.stdin.flush()
+    answer = client.next()
+    assert (answer["type"], answer["ok"]) == ("response", False)
+    assert "nested too deep" in answer["error"]["message"]
+    client.send(id=2, type="get_state")
+    assert client.next()["ok"] is True

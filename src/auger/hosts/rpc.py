@@ -144,6 +144,9 @@ class RpcServer:
         except msgspec.DecodeError as exc:
             self._respond(None, "", False, error={"message": f"not JSON: {exc}"})
             return
+        except RecursionError:
+            self._respond(None, "", False, error={"message": "a command nested too deep"})
+            return
         if not isinstance(command, dict):
             self._respond(None, "", False, error={"message": "a command must be a JSON object"})
             return
