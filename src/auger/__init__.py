@@ -33,6 +33,8 @@ _EXPORTS = {
     "ConfigError": "auger.config.errors",
     "Host": "auger.host",
     "NullHost": "auger.host",
+    "Registrar": "auger.extensions.registrar",
+    "Context": "auger.engine.context",
 }
 _MODULES = {"records", "events"}
 
@@ -40,6 +42,7 @@ __all__ = [
     "Answer",
     "Call",
     "ConfigError",
+    "Context",
     "Delay",
     "Fail",
     "Host",
@@ -47,6 +50,7 @@ __all__ = [
     "NullHost",
     "ProviderError",
     "Reasoning",
+    "Registrar",
     "Reply",
     "RetryPolicy",
     "Runtime",
@@ -67,6 +71,8 @@ TYPE_CHECKING = False  # typing itself costs milliseconds that `--version` canno
 if TYPE_CHECKING:
     from auger import events, records
     from auger.config.errors import ConfigError
+    from auger.engine.context import Context
+    from auger.extensions.registrar import Registrar
     from auger.host import Host, NullHost
     from auger.llm.errors import ProviderError, RetryPolicy
     from auger.llm.provider import Model
