@@ -147,3 +147,12 @@ async def test_background_returns_at_once_with_the_job(call: Call) -> None:
     assert not result.is_error
     assert result.content.startswith("Started background job job1; its output goes to ")
     assert "jobs with job_id 'job1'" in result.content
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), -1.0, 0.0, float("inf")])
+async def test_a_timeout_that_is_not_a_positive_number_is_refused(
+    call: Call, timeout: float
+) -> None:
+    result = await call(BASH, command="echo never", timeout=timeout)
+    assert result.error_type == "validation_error"
+    assert "never" not in result.content

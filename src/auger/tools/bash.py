@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 from pathlib import Path
 from typing import IO, Any
@@ -85,7 +86,7 @@ async def bash(
     """
     if not command.strip():
         raise ToolError("validation_error", "command is empty")
-    if timeout is not None and timeout <= 0:
+    if timeout is not None and not (0 < timeout < math.inf):  # NaN fails both comparisons
         raise ToolError("validation_error", "timeout must be a positive number of seconds")
     if run_in_background:
         return await _background(command, ctx)
