@@ -253,6 +253,7 @@ def test_paths_complete_after_an_at_sign(tmp_path: Path) -> None:
     assert completions(completer, "look at @") == ["README.md", "src/"]
     assert completions(completer, "look at @src/") == ["src/auger/", "src/setup.py"]
     assert completions(completer, "@src/se") == ["src/setup.py"]
+    assert completions(completer, "@setup")[0] == "src/setup.py"  # a bare word: anywhere
     assert completions(completer, "@.") == [".hidden"]
     assert completions(completer, "@nowhere/") == []
     assert completions(completer, "mail me@") == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,8 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 MAX_PATHS = 200
+FILES_TTL = 5.0
+"""Seconds the project's file list is reused between keystrokes."""
 _AT = re.compile(r"(?:^|\s)@([^\s@]*)$")
 
 
@@ -21,6 +24,7 @@ class InputCompleter(Completer):
     def __init__(self, commands: Callable[[], Mapping[str, Any]], cwd: Path) -> None:
         self._commands = commands
         self._cwd = cwd
+        self._files: tuple[float, list[str]] | None = None
 
     def get_completions(self, document: Document, event: CompleteEvent) -> Iterator[Completion]:
         """The completions for the text before the cursor."""
@@ -35,8 +39,23 @@ class InputCompleter(Completer):
                     )
             return
         at = _AT.search(text)
-        if at is not None:
-            yield from self._paths(at[1])
+        if at is None:
+            return
+        partial = at[1]
+        if partial and "/" not in partial and not partial.startswith((".", "~")):
+            yield from self._fuzzy(partial)
+        else:
+            yield from self._paths(partial)
+
+    def _fuzzy(self, query: str) -> Iterator[Completion]:
+        """A bare word matches anywhere in the project's paths (git-aware), best first."""
+        from auger.commands.file_finder import project_files, rank
+
+        now = time.monotonic()
+        if self._files is None or now - self._files[0] > FILES_TTL:
+            self._files = (now, project_files(self._cwd))
+        for path in rank(query, self._files[1], MAX_PATHS):
+            yield Completion(path, start_position=-len(query), display=path)
 
     def _paths(self, partial: str) -> Iterator[Completion]:
         folder, slash, prefix = partial.rpartition("/")
