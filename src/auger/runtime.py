@@ -33,7 +33,8 @@ from auger.engine.turn import closing, run_turn
 from auger.events import ModelSelect, SessionShutdown
 from auger.extensions.bundled import as_source
 from auger.extensions.bundled import bundled as bundled_sources
-from auger.extensions.registrar import Surroundings, disabled_in, load_extensions
+from auger.extensions.loaded import Loaded, unknown_tools
+from auger.extensions.registrar import Surroundings, disabled_in
 from auger.extensions.source import Extension, Source
 from auger.host import Host, NullHost
 from auger.llm.errors import RetryPolicy
@@ -113,15 +114,18 @@ class Runtime:
         # API keys: the environment first, then auth.json; used to reach providers only, so
         # a stored key never leaks into the environment of the commands tools run
         self._models = ModelResolver(env, home, self.settings, key_warnings.append)
-        self._disabled = frozenset(disable) | disabled_in(self.settings)
-        save = save and "recorder" not in self._disabled
+        disabled = frozenset(disable) | disabled_in(self.settings)
+        save = save and "recorder" not in disabled
         if session is not None and not save:
             session.persist = False
         conversation = Conversation(session or new_session(place, save), self._stream.notify)
         sandbox, sandbox_notice = Sandbox.from_settings(self.settings, cwd, env)
         first, last = bundled_sources() if bundled else ([], [])
-        self._sources = [*first, *map(as_source, extensions), *last]
-        self._stamps = self._file_stamps()
+        sources = [*first, *map(as_source, extensions), *last]
+        around = Surroundings(
+            cwd, home, place.user_home, self.settings, self.notify, self._stream.emit
+        )
+        self._extensions = Loaded(sources, disabled, around)
         state = AgentState(
             place,
             conversation,
@@ -159,32 +163,16 @@ class Runtime:
     # -- set-up ---------------------------------------------------------------------------
 
     def _load(self) -> tuple[Registry, list[str]]:
-        place = self._state.place
-        around = Surroundings(
-            place.cwd, place.home, place.user_home, self.settings, self.notify, self._stream.emit
-        )
-        registry, failures = load_extensions(
-            self._sources, prompt.opening(lambda: self.tools), around, self._disabled
-        )
-        prompt.close(registry, place.cwd)
-        return registry, failures
+        return self._extensions.load(prompt.opening(lambda: self.tools))
 
     def _install(self, registry: Registry, strict: bool = False) -> None:
-        allow = self._state.allow
-        if allow is not None:
-            # MCP tools (`server__tool`) appear once their server has started
-            unknown = sorted(n for n in allow - set(registry.tools) if "__" not in n)
-            if unknown:
-                known = ", ".join(sorted(registry.tools)) or "none"
-                message = f"--tools names unknown tools: {', '.join(unknown)} (the tools: {known})"
-                if strict:  # at construction: a usage error
-                    raise ConfigError(message)
-                self.notify(message, "warning")
+        problem = unknown_tools(self._state.allow, registry)
+        if problem and strict:  # at construction: a usage error
+            raise ConfigError(problem)
+        if problem:
+            self.notify(problem, "warning")
         self._state.registry = registry
         self._bus.read(registry.handlers)
-
-    def _file_stamps(self) -> dict[Path, float | None]:
-        return {s.path: s.stamp() for s in self._sources if s.path is not None}
 
     # -- read-only views ------------------------------------------------------------------
 
@@ -339,7 +327,6 @@ class Runtime:
         next prompt opens with `session_end(reload)` then `session_start(reload)`; history,
         model, usage and session id are kept.
         """
-        self._stamps = self._file_stamps()
         registry, failures = self._load()
         if failures:
             for failure in failures:
@@ -351,7 +338,7 @@ class Runtime:
 
     async def _reload_if_changed(self) -> None:
         """Reload when an extension file changed since it was loaded (a request boundary)."""
-        if self._stamps and self._file_stamps() != self._stamps:
+        if self._extensions.changed():
             await self.reload()
 
     # -- sessions -------------------------------------------------------------------------

@@ -15,7 +15,6 @@ import contextlib
 import os
 import signal
 import sys
-import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
@@ -29,7 +28,7 @@ from prompt_toolkit.history import FileHistory, ThreadedHistory
 
 from auger.config.paths import auger_home
 from auger.hosts.terminal.complete import InputCompleter
-from auger.hosts.terminal.host import Pipe, Progress, TerminalHost
+from auger.hosts.terminal.host import Pipe, Progress, TerminalHost, Worker
 from auger.hosts.terminal.layout import Windows, application
 from auger.hosts.terminal.questions import Questions
 from auger.hosts.terminal.render import Renderer
@@ -70,26 +69,6 @@ _END = object()
 """A stream, or other work on the Runtime's loop, is over."""
 
 
-class _Worker:
-    """The Runtime's event loop, in a thread of its own."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self.loop.run_forever, name="auger-runtime", daemon=True
-        )
-        self._thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
-        """Run `coro` on the Runtime's loop; await the result on the caller's."""
-        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
-
-    def stop(self) -> None:
-        """Stop the loop and its thread."""
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=2)
-
-
 class Terminal:
     """One interactive session: the screen, the input, and the Runtime they drive."""
 
@@ -101,7 +80,7 @@ class Terminal:
         self.renderer = Renderer(Theme(color=not os.environ.get("NO_COLOR")))
         self.status = Status()
         self.runtime: Runtime | None = None
-        self.worker: _Worker | None = None
+        self.worker: Worker | None = None
         self.busy = True
         self.since = time.monotonic()
         self.closing = False
@@ -373,7 +352,7 @@ class Terminal:
                 loop.add_signal_handler(sig, self.quit)
 
         def boot() -> None:
-            self.worker = _Worker()
+            self.worker = Worker()
             self.worker.run(self._boot())
             self._tick()
 

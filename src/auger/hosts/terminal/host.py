@@ -1,4 +1,5 @@
-"""The terminal's side of the host protocol, and the pipe that carries records to the screen.
+"""The terminal's side of the host protocol, the pipe that carries records to the screen, and the
+Runtime's own loop in a thread of its own.
 
 The Runtime runs on an event loop of its own, in another thread, so that its work never holds
 up the keys. Everything the Runtime hands over crosses to the screen's loop here, in order.
@@ -8,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, NamedTuple, Protocol
 
 from auger.host import Capability, NullHost
@@ -132,3 +134,23 @@ class TerminalHost(NullHost):
             yield
         finally:
             self._pipe.put(Progress(None))
+
+
+class Worker:
+    """The Runtime's event loop, in a thread of its own."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self.loop.run_forever, name="auger-runtime", daemon=True
+        )
+        self._thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+        """Run `coro` on the Runtime's loop; await the result on the caller's."""
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
+
+    def stop(self) -> None:
+        """Stop the loop and its thread."""
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=2)
