@@ -32,7 +32,15 @@ from auger.llm.records import (
 from auger.llm.replay import Replay, Sealer
 from auger.llm.sendable import CallIds, tool_input
 from auger.llm.usage import Usage
-from auger.llm.wire import HttpProvider, PendingCall, decode, incomplete, stream_error, string
+from auger.llm.wire import (
+    HttpProvider,
+    PendingCall,
+    decode,
+    incomplete,
+    malformed,
+    stream_error,
+    string,
+)
 
 API: ApiName = "messages"
 API_VERSION = "2023-06-01"
@@ -260,25 +268,26 @@ class AnthropicProvider(HttpProvider):
 
     async def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
         """The records of one response; a `pause_turn` is continued until the turn ends."""
-        body = request_body(request)
-        seal = Sealer(request)
-        total = Usage()
-        for _ in range(_MAX_PAUSES):
-            response = _Response()
-            async for record in self._one(body, seal, exchange, response):
-                yield record
-            total = total + _usage(response.usage)
-            if response.stop != "pause_turn":
-                break
-            # the paused turn goes back as it came, and the server picks up where it stopped
-            messages = body["messages"]
-            if messages and messages[-1]["role"] == "assistant":
-                messages[-1]["content"].extend(response.blocks)
-            else:
-                messages.append({"role": "assistant", "content": response.blocks})
-        yield TokenUsageDone(request.model.price(total))
-        stop = response.stop
-        yield FinishReasonDone(_STOP_REASONS.get(stop or "", "other"), stop)
+        with malformed(self.name):
+            body = request_body(request)
+            seal = Sealer(request)
+            total = Usage()
+            for _ in range(_MAX_PAUSES):
+                response = _Response()
+                async for record in self._one(body, seal, exchange, response):
+                    yield record
+                total = total + _usage(response.usage)
+                if response.stop != "pause_turn":
+                    break
+                # the paused turn goes back as it came, and the server picks up where it stopped
+                messages = body["messages"]
+                if messages and messages[-1]["role"] == "assistant":
+                    messages[-1]["content"].extend(response.blocks)
+                else:
+                    messages.append({"role": "assistant", "content": response.blocks})
+            yield TokenUsageDone(request.model.price(total))
+            stop = response.stop
+            yield FinishReasonDone(_STOP_REASONS.get(stop or "", "other"), stop)
 
     async def _one(
         self, body: dict[str, Any], seal: Sealer, exchange: Exchange, response: _Response

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 import msgspec
@@ -48,10 +48,11 @@ class HttpClient:
         self.headers = headers
         self.key_env = key_env
         self._transport = transport or HttpTransport()
+        self._last_failure: tuple[bytes, str] | None = None  # (request, error) of a 5xx
 
     async def events(
         self, path: str, body: dict[str, Any], exchange: Exchange
-    ) -> AsyncIterator[tuple[str, str]]:
+    ) -> AsyncGenerator[tuple[str, str], None]:
         """POST `body` to `path` and yield each server-sent event as `(event, data)`."""
         url = self.base_url + path
         headers, body = await exchange.before_request(url, dict(self.headers), body)
@@ -71,7 +72,8 @@ class HttpClient:
                 async with self._transport.stream(request) as response:
                     await exchange.after_response(url, response.status, dict(response.headers))
                     if response.status >= 400:
-                        raise self._http_error(response, await response.aread())
+                        error = self._http_error(response, await response.aread())
+                        raise self._remember(error, request.content)
                     content_type = response.headers.get("content-type", "")
                     if not content_type.startswith("text/event-stream"):
                         raise self._not_a_stream(response, content_type, await response.aread(300))
@@ -83,6 +85,7 @@ class HttpClient:
                             limit = None
                         for event in events:
                             yield event
+            self._last_failure = None
         except TransportError as exc:
             raise ProviderError("network", f"{self.provider}: {exc}") from None
         except TimeoutError:
@@ -92,6 +95,17 @@ class HttpClient:
                 "network",
                 f"{self.provider}: no response within {first_event:g} s (http.first_event_timeout)",
             ) from None
+
+    def _remember(self, error: ProviderError, sent: bytes) -> ProviderError:
+        """A server error (HTTP 5xx) answered twice with the same body to the same request is
+        deterministic — a third attempt cannot help — so the second one is not retryable."""
+        if error.kind == "server" and error.status is not None:
+            failure = (sent, f"{error.status}:{error.message}")
+            if failure == self._last_failure:
+                error.repeated = True
+                error.message += " (the same answer to the same request twice: not retried)"
+            self._last_failure = failure
+        return error
 
     def _not_a_stream(self, response: Any, content_type: str, body: bytes) -> ProviderError:
         return ProviderError(

@@ -45,6 +45,7 @@ from auger.llm.wire import (
     PendingCall,
     decode,
     incomplete,
+    malformed,
     stream_error,
     string,
 )
@@ -350,28 +351,31 @@ class OpenAIChatProvider(HttpProvider):
         return records
 
     async def _records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
-        state = _Chunks()
-        done = False
-        events = self.events("/chat/completions", request_body(request, self.compat), exchange)
-        async with aclosing(events):
-            async for _, raw in events:
-                if raw == "[DONE]":
-                    done = True
-                    continue
-                chunk = decode(self.name, raw)
-                if error := chunk.get("error"):
-                    raise stream_error(self.name, error)
-                for record in state.feed(chunk):
-                    yield record
-        # without [DONE], only a clean end after both the finish reason and the usage is whole
-        if not done and (state.finish is None or state.usage is None):
-            raise incomplete(self.name)
-        tail: list[Record] = []
-        state.end_calls(tail)
-        for record in tail:
-            yield record
-        yield TokenUsageDone(request.model.price(_usage(state.usage)))
-        normalized = _FINISH_REASONS.get(state.finish or "", "other")
-        if normalized == "stop" and state.called:  # Ollama and others say stop after calling tools
-            normalized = "tool_calls"
-        yield FinishReasonDone(normalized, state.finish)
+        with malformed(self.name):
+            state = _Chunks()
+            done = False
+            events = self.events("/chat/completions", request_body(request, self.compat), exchange)
+            async with aclosing(events):
+                async for _, raw in events:
+                    if raw == "[DONE]":
+                        done = True
+                        continue
+                    chunk = decode(self.name, raw)
+                    if error := chunk.get("error"):
+                        raise stream_error(self.name, error)
+                    for record in state.feed(chunk):
+                        yield record
+            # without [DONE], only a clean end after both the finish reason and the usage is whole
+            if not done and (state.finish is None or state.usage is None):
+                raise incomplete(self.name)
+            tail: list[Record] = []
+            state.end_calls(tail)
+            for record in tail:
+                yield record
+            yield TokenUsageDone(request.model.price(_usage(state.usage)))
+            normalized = _FINISH_REASONS.get(state.finish or "", "other")
+            if (
+                normalized == "stop" and state.called
+            ):  # Ollama and others say stop after calling tools
+                normalized = "tool_calls"
+            yield FinishReasonDone(normalized, state.finish)

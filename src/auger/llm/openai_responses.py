@@ -39,6 +39,7 @@ from auger.llm.wire import (
     PendingCall,
     decode,
     incomplete,
+    malformed,
     stream_error,
     string,
 )
@@ -196,15 +197,16 @@ class OpenAIResponsesProvider(HttpProvider):
     async def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
         """The records of one streamed response; a 400 about reasoning summaries is sent again
         without asking for them (and they are not asked for again)."""
-        try:
-            async for record in self._stream(request, exchange, self._summaries):
-                yield record
-        except ProviderError as err:
-            if not (self._summaries and _about_summary(err)):
-                raise
-            self._summaries = False
-            async for record in self._stream(request, exchange, False):
-                yield record
+        with malformed(self.name):
+            try:
+                async for record in self._stream(request, exchange, self._summaries):
+                    yield record
+            except ProviderError as err:
+                if not (self._summaries and _about_summary(err)):
+                    raise
+                self._summaries = False
+                async for record in self._stream(request, exchange, False):
+                    yield record
 
     async def _stream(
         self, request: Request, exchange: Exchange, summary: bool

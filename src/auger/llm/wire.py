@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, ClassVar, Literal
 
 import msgspec
@@ -59,6 +59,21 @@ def string(value: object) -> str:
 
 # What reading a server's data raises when the data is not what its format promises.
 _MALFORMED = (KeyError, IndexError, TypeError, AttributeError, ValueError, UnicodeDecodeError)
+
+
+@contextmanager
+def malformed(provider: str) -> Iterator[None]:
+    """Data that breaks a format's promises (a missing field, a number for text, bad UTF-8)
+    becomes a `bad_response` naming the provider. A format's `records` reads its stream in
+    this block, so the check costs nothing per record."""
+    try:
+        yield
+    except _MALFORMED as exc:
+        raise ProviderError(
+            "bad_response",
+            f"{provider}: the response is not what the API promises "
+            f"({type(exc).__name__}: {str(exc)[:200]})",
+        ) from exc
 
 
 def stream_error(provider: str, error: dict[str, Any]) -> ProviderError:
@@ -121,7 +136,6 @@ class HttpProvider:
         self._http = HttpClient(
             name, base_url, self.auth_headers(api_key) | extra, key_env=key_env, transport=transport
         )
-        self._last_failure: tuple[bytes, str] | None = None  # (request, error) of a 500
 
     @classmethod
     def from_endpoint(cls, endpoint: Endpoint, transport: Any = None) -> HttpProvider:
@@ -140,42 +154,15 @@ class HttpProvider:
         """The format's state machine over one response (each format implements it)."""
         raise NotImplementedError
 
-    async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
-        """The records of one response; data that breaks the format's promises (a missing
-        field, a number for text, bad UTF-8) is a `bad_response` naming the provider."""
-        records = self.records(request, exchange)
-        async with aclosing(records):
-            try:
-                async for record in records:
-                    yield record
-            except _MALFORMED as exc:
-                raise ProviderError(
-                    "bad_response",
-                    f"{self.name}: the response is not what the API promises "
-                    f"({type(exc).__name__}: {str(exc)[:200]})",
-                ) from exc
+    def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
+        """The records of one response (each format's `records`, read inside `malformed`)."""
+        return self.records(request, exchange)
 
-    async def events(
+    def events(
         self, path: str, body: dict[str, Any], exchange: Exchange
     ) -> AsyncGenerator[tuple[str, str], None]:
-        """The server-sent events of one POST.
-
-        A server error (HTTP 500) answered twice with the same body to the same request is
-        deterministic — a third attempt cannot help — so the second one is not retryable.
-        """
-        sent = msgspec.json.encode(body)
-        try:
-            async for event in self._http.events(path, body, exchange):
-                yield event
-        except ProviderError as err:
-            failure = (sent, f"{err.status}:{err.message}")
-            if err.kind == "server" and err.status is not None:
-                if failure == self._last_failure:
-                    err.repeated = True
-                    err.message += " (the same answer to the same request twice: not retried)"
-                self._last_failure = failure
-            raise
-        self._last_failure = None
+        """The server-sent events of one POST."""
+        return self._http.events(path, body, exchange)
 
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
         """`Authorization: Bearer` (or Azure's `api-key`), nothing without a key (local servers)."""
