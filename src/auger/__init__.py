@@ -13,7 +13,7 @@ from auger._version import __version__
 
 _EXPORTS = {
     "Runtime": "auger.runtime",
-    "Answer": "auger.runtime",
+    "Answer": "auger.engine.turn",
     "ScriptedProvider": "auger.llm.scripted",
     "Reply": "auger.llm.scripted",
     "Text": "auger.llm.scripted",
@@ -72,13 +72,14 @@ if TYPE_CHECKING:
     from auger import events, records
     from auger.config.errors import ConfigError
     from auger.engine.context import Context
+    from auger.engine.turn import Answer
     from auger.extensions.registrar import Registrar
     from auger.host import Host, NullHost
     from auger.llm.errors import ProviderError, RetryPolicy
     from auger.llm.provider import Model
     from auger.llm.scripted import Call, Delay, Fail, Reasoning, Reply, ScriptedProvider, Text
     from auger.llm.usage import Usage
-    from auger.runtime import Answer, Runtime
+    from auger.runtime import Runtime
     from auger.tools.base import Tool, ToolContext, ToolError, ToolResponse, tool
 
 

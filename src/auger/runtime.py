@@ -13,8 +13,6 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from auger.bus import Bus
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home
@@ -29,7 +27,7 @@ from auger.engine.runner import Runner
 from auger.engine.sessions import Sessions, new_session
 from auger.engine.state import AgentState, Limits, Place
 from auger.engine.stream import Stream
-from auger.engine.turn import closing, run_turn
+from auger.engine.turn import Answer, closing, run_turn
 from auger.events import ModelSelect, SessionShutdown
 from auger.extensions.bundled import as_source
 from auger.extensions.bundled import bundled as bundled_sources
@@ -50,19 +48,6 @@ from auger.session.store import SessionFile
 from auger.sync import SyncDriver
 from auger.tools.base import Tool
 from auger.tools.sandbox import Sandbox
-
-
-class Answer(msgspec.Struct, frozen=True):
-    """What `ask()` returns: the final text, how the turn ended, and what it used."""
-
-    text: str
-    stop_reason: str
-    usage: Usage
-
-    @property
-    def cost(self) -> float | None:
-        """The turn's price in USD, or `None` when the model is not priced."""
-        return self.usage.cost
 
 
 class Runtime:

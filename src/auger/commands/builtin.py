@@ -8,9 +8,9 @@ from auger.commands.hotkeys import hotkeys
 from auger.commands.init import init
 from auger.config.errors import ConfigError
 from auger.engine.context import Context
-from auger.engine.registry import CONTEXT_OPEN
 from auger.extensions.registrar import Registrar
 from auger.llm.catalog import known_models
+from auger.session.context import is_context
 
 
 async def reload(ctx: Context) -> None:
@@ -142,7 +142,7 @@ async def session(ctx: Context) -> None:
     price = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
     path = ctx.transcript_path or "not saved yet"
     # the context message is the engine's, not part of what was said (nor in `auger sessions`)
-    said = [m for m in ctx.messages if not (m.role == "user" and m.text.startswith(CONTEXT_OPEN))]
+    said = [m for m in ctx.messages if not is_context(m)]
     await ctx.say(
         f"Session {ctx.session_id}\nFile: {path}\nMessages: {len(said)}\n"
         f"Tokens: {usage.input_tokens:,} in, {usage.output_tokens:,} out · cost: {price}"

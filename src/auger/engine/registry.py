@@ -11,6 +11,7 @@ import msgspec
 from auger.bus import Handler
 from auger.events import EVENT_TYPES
 from auger.records import PROVIDER_RECORDS, RUNTIME_RECORDS
+from auger.session.context import CONTEXT_CLOSE, CONTEXT_OPEN
 from auger.tools.base import Tool
 
 EVENT_NAMES: frozenset[str] = frozenset(
@@ -19,8 +20,6 @@ EVENT_NAMES: frozenset[str] = frozenset(
 """Every name `g.on` accepts: the extension events and every stream record type."""
 
 PromptSection = Callable[[], str] | str
-CONTEXT_OPEN = "<context>\n"
-CONTEXT_CLOSE = "\n</context>"
 
 
 class Command(msgspec.Struct, frozen=True):

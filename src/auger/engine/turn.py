@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
+import msgspec
+
 from auger.bus import Bus
 from auger.engine.compact import compact, is_full
 from auger.engine.dispatch import Dispatch
-from auger.engine.registry import CONTEXT_OPEN
 from auger.engine.retry import Failure, Steps, call_model
 from auger.engine.state import AgentState
 from auger.engine.stream import Stream
@@ -17,11 +18,25 @@ from auger.llm.messages import TextPart, UserMessage, UserPart
 from auger.llm.records import Record
 from auger.llm.usage import Usage
 from auger.records import StopReason, TurnEnd
+from auger.session.context import is_context
 from auger.session.entries import CustomMessageEntry
 
 STOPPING_FINISHES: frozenset[str] = frozenset({"length", "content_filter", "context_window"})
 CONTEXT_KIND = "context"
 """The `custom_message` kind of the context message in a session file."""
+
+
+class Answer(msgspec.Struct, frozen=True):
+    """What `ask()` returns: the final text, how the turn ended, and what it used."""
+
+    text: str
+    stop_reason: str
+    usage: Usage
+
+    @property
+    def cost(self) -> float | None:
+        """The turn's price in USD, or `None` when the model is not priced."""
+        return self.usage.cost
 
 
 class Turn:
@@ -122,7 +137,7 @@ def _send_context(state: AgentState) -> None:
     if not text:
         return
     for message in reversed(state.conversation.messages):
-        if isinstance(message, UserMessage) and message.text.startswith(CONTEXT_OPEN):
+        if is_context(message):
             if message.text == text:
                 return
             break

@@ -34,11 +34,11 @@ from typing import Any, BinaryIO
 import msgspec
 
 from auger.config.errors import ConfigError
-from auger.engine.registry import CONTEXT_OPEN
 from auger.host import Capability, NullHost
 from auger.hosts.headless import json_line
 from auger.records import Decision, PermissionRequest, TurnEnd
 from auger.runtime import Runtime
+from auger.session.context import is_context
 
 STREAMING = frozenset({"prompt", "command"})
 _encode = msgspec.json.Encoder().encode
@@ -224,7 +224,7 @@ class RpcServer:
             "model": rt.model.id,
             "cwd": str(rt.cwd),
             "running": self._running is not None,
-            "messages": sum(not _is_context(m) for m in rt.messages),
+            "messages": sum(not is_context(m) for m in rt.messages),
             "usage": rt.usage_total.to_dict(),
             "tools": list(rt.tools),
             "commands": {c.name: c.description for c in rt.commands.values()},
@@ -318,8 +318,3 @@ def main(args: list[str]) -> int:
         return 0
 
     return asyncio.run(run())
-
-
-def _is_context(message: Any) -> bool:
-    """The context message is the engine's, not part of what was said (as `/session` counts)."""
-    return message.role == "user" and message.text.startswith(CONTEXT_OPEN)

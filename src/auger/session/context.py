@@ -25,6 +25,16 @@ from auger.session.entries import (
 )
 
 COMPACTION_PREFIX = "The conversation so far was compacted. Summary:\n"
+CONTEXT_OPEN = "<context>\n"
+CONTEXT_CLOSE = "\n</context>"
+"""How the context message (where, when, AGENTS.md, skills) is wrapped."""
+
+
+def is_context(message: Message) -> bool:
+    """Whether `message` is the context message: the engine's, not something a person said."""
+    return isinstance(message, UserMessage) and message.text.startswith(CONTEXT_OPEN)
+
+
 BRANCH_SUMMARY_PREFIX = (
     "The user left another branch of this conversation and came back here. "
     "Summary of that branch:\n"

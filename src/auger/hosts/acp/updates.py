@@ -24,7 +24,6 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from auger.engine.registry import CONTEXT_OPEN
 from auger.llm.arguments import arguments_or_empty
 from auger.llm.messages import (
     AssistantMessage,
@@ -47,6 +46,7 @@ from auger.records import (
     ToolCallDone,
 )
 from auger.runtime import Runtime
+from auger.session.context import is_context
 
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
@@ -157,7 +157,7 @@ def prompt_text(blocks: list[Any]) -> str:
 def replay(message: Message, cwd: Path) -> list[Any]:
     """The `session/update`s that show a stored message again."""
     if isinstance(message, UserMessage):
-        if message.text.startswith(CONTEXT_OPEN):
+        if is_context(message):
             return []  # the context message is the model's, not something the person said
         return [update_user_message_text(message.text)]
     if isinstance(message, ToolResultMessage):

@@ -18,10 +18,8 @@ from auger.llm.messages import (
     UserMessage,
 )
 from auger.records import AfterToolCall, ReasoningDone, TextDelta, TextDone, ToolCallDone
+from auger.session.context import is_context
 from auger.tools.base import ToolResponse
-
-CONTEXT_OPEN = "<context>\n"
-"""How the context message opens (it is the model's, not the person's: not shown)."""
 
 
 class Said(str):
@@ -35,7 +33,7 @@ def records(messages: Iterable[Message]) -> Iterator[Any]:
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     for message in messages:
         if isinstance(message, UserMessage):
-            if message.text and not message.text.startswith(CONTEXT_OPEN):
+            if message.text and not is_context(message):
                 yield Said(message.text)
         elif isinstance(message, AssistantMessage):
             for part in message.content:
