@@ -12,6 +12,7 @@ import pytest
 
 from auger.llm.usage import Usage
 from auger.session.entries import SessionInfoEntry
+from auger.session.header import SCHEMA_VERSION, SessionHeader
 from auger.session.paths import (
     cwd_slug,
     find_session,
@@ -20,7 +21,7 @@ from auger.session.paths import (
     new_session_path,
     sessions_dir,
 )
-from auger.session.store import SCHEMA_VERSION, SessionError, SessionFile, SessionHeader
+from auger.session.store import SessionError, SessionFile
 
 from .conftest import assistant, user
 

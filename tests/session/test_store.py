@@ -21,7 +21,8 @@ from auger.session.entries import (
     SessionInfoEntry,
     Unknown,
 )
-from auger.session.store import SCHEMA_VERSION, SessionError, SessionFile, SessionHeader
+from auger.session.header import SCHEMA_VERSION, SessionHeader
+from auger.session.store import SessionError, SessionFile
 
 from .conftest import NewSession, assistant, call, result, user
 

@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from auger.session.files import SessionError, read_session_bytes
-from auger.session.store import read_header
+from auger.session.header import read_header
 
 SLUG_LIMIT = 60
 
