@@ -79,10 +79,6 @@ class Bus:
         """Whether anything listens to events of this class."""
         return bool(self._handlers.get(kind.type))
 
-    def listens(self, record: Record) -> bool:
-        """Whether anything listens to this record's type (cheaper than emitting to no one)."""
-        return bool(self._handlers.get(record.type))
-
     async def emit(self, event: E) -> Outcome[E]:
         """Run the handlers of the event's type one at a time, in order, by the chain rule.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -185,7 +186,7 @@ def load_extensions(
         registrar = Registrar(source.name, staged, around)
         try:
             extension = source.load()
-            if _is_async(extension):
+            if inspect.iscoroutinefunction(extension):
                 raise ExtensionError("extension(g) is async; it must be a plain function")
             extension(registrar)
         except Exception as exc:  # any failure of any extension is isolated
@@ -196,12 +197,6 @@ def load_extensions(
     for registrar in loaded:  # what an extension registers later lands in what is installed
         registrar._into = current
     return current, failures
-
-
-def _is_async(fn: Any) -> bool:
-    import inspect
-
-    return inspect.iscoroutinefunction(fn)
 
 
 def disabled_in(settings: Mapping[str, Any]) -> frozenset[str]:
