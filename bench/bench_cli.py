@@ -5,8 +5,11 @@ Run: .venv/bin/python bench/bench_cli.py [--runs N]
 Measures, on this machine: `auger --version` wall time; process start to the first request
 received by the server, and the same for a bare script that streams one request through
 auger's HTTP transport (asyncio + h11: the floor auger's own code sits on); total time of a
-short reply; CPU per streamed delta in `--json` mode (a 5,000-delta reply, less a 1-delta
-reply); and peak RSS. Prints a Markdown table.
+short reply; CPU per streamed delta in `--json` mode (a 40,000-delta reply, less a 1-delta
+reply: start-up CPU varies by more than a few thousand deltas cost); and peak RSS of a
+5,000-delta reply. Prints a Markdown table. `--baseline PATH/TO/auger` measures another
+build's CPU per delta interleaved with this one's, so a "no worse" claim compares runs taken
+under the same machine load.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -34,6 +38,7 @@ TARGETS = {
     "cpu_per_delta": 10e-6,
     "rss": 60 * 1024 * 1024,
 }
+DELTAS = 40_000
 
 
 def anthropic_reply(deltas: int) -> bytes:
@@ -89,8 +94,8 @@ def anthropic_reply(deltas: int) -> bytes:
     return sse(*events)
 
 
-def run(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, float]:
-    """Wall time, CPU seconds (user+sys), peak RSS bytes, and the start time of one run."""
+def run(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """Wall time, CPU seconds (user+sys), and the start time of one run."""
     started = time.perf_counter()
     proc = subprocess.Popen(
         cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL
@@ -100,7 +105,29 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, i
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, started
+    return wall, usage.ru_utime + usage.ru_stime, started
+
+
+# A child's peak RSS counts its parent's at fork (Linux keeps the high-water mark across
+# exec), and this process holds the server and its replies: a small process launches auger.
+SPAWN = """
+import os, sys
+pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ)
+print(os.wait4(pid, 0)[2].ru_maxrss * 1024)
+"""
+
+
+def peak_rss(cmd: list[str], env: dict[str, str], cwd: Path) -> int:
+    """Peak RSS bytes of one run of `cmd`, launched from a small process."""
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", SPAWN, *cmd],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        check=True,
+        text=True,
+    )
+    return int(out.stdout.splitlines()[-1])
 
 
 FLOOR = """
@@ -118,7 +145,9 @@ asyncio.run(main())
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
-    runs = parser.parse_args().runs
+    parser.add_argument("--baseline", help="another build's `auger` executable to compare with")
+    args = parser.parse_args()
+    runs = args.runs
     auger = str(Path(sys.executable).parent / "auger")
     with tempfile.TemporaryDirectory() as tmp, FakeServer() as server:
         home, cwd = Path(tmp) / "home", Path(tmp) / "project"
@@ -137,34 +166,46 @@ def main() -> None:
         floor = []
         for _ in range(runs):
             server.queue(Reply(body=anthropic_reply(5)))
-            _, _, _, started = run([sys.executable, "-c", FLOOR, server.url], env, cwd)
+            _, _, started = run([sys.executable, "-c", FLOOR, server.url], env, cwd)
             floor.append(server.requests[-1].received - started)
         first, short = [], []
         for _ in range(runs):
             server.queue(Reply(body=anthropic_reply(5)))
-            wall, _, _, started = run([auger, "-p", "hi"], env, cwd)
+            wall, _, started = run([auger, "-p", "hi"], env, cwd)
             first.append(server.requests[-1].received - started)
             short.append(wall)
 
-        small_cpu, big_cpu, rss = [], [], []
+        builds = {"this": (auger, env)}
+        if args.baseline:  # a home of its own: the two builds must not rewrite each other's cache
+            other = Path(tmp) / "baseline-home"
+            shutil.copytree(home, other)
+            builds["baseline"] = (args.baseline, env | {"AUGER_HOME": str(other)})
+        cpu: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in builds}
+        rss = []
         for _ in range(runs):
-            server.queue(Reply(body=anthropic_reply(1)))
-            small_cpu.append(run([auger, "-p", "--json", "hi"], env, cwd)[1])
+            for name, (exe, build_env) in builds.items():
+                server.queue(Reply(body=anthropic_reply(1)))
+                cpu[name][0].append(run([exe, "-p", "--json", "hi"], build_env, cwd)[1])
+                server.queue(Reply(body=anthropic_reply(DELTAS)))
+                cpu[name][1].append(run([exe, "-p", "--json", "hi"], build_env, cwd)[1])
             server.queue(Reply(body=anthropic_reply(5000)))
-            _, cpu, peak, _ = run([auger, "-p", "--json", "hi"], env, cwd)
-            big_cpu.append(cpu)
-            rss.append(peak)
-        # min, not median: start-up CPU varies by more than 5,000 deltas cost, upward only
-        per_delta = (min(big_cpu) - min(small_cpu)) / 4999
+            rss.append(peak_rss([auger, "-p", "--json", "hi"], env, cwd))
+        # medians of both: the fastest start-up alone is an outlier as often as the slowest
+        per_delta = {
+            name: (statistics.median(big) - statistics.median(small)) / (DELTAS - 1)
+            for name, (small, big) in cpu.items()
+        }
 
     rows = [
         ("`auger --version` wall", statistics.median(version), "version", "ms", 1e3),
         ("start → first request", statistics.median(first), "first_request", "ms", 1e3),
         ("(floor: bare asyncio + h11 transport)", statistics.median(floor), None, "ms", 1e3),
         ("short reply, total", statistics.median(short), None, "ms", 1e3),
-        ("CPU per delta (`--json`, 5,000)", per_delta, "cpu_per_delta", "µs", 1e6),
+        ("CPU per delta (`--json`, 40,000)", per_delta["this"], "cpu_per_delta", "µs", 1e6),
         ("peak RSS (5,000 deltas)", max(rss), "rss", "MB", 1 / 1024 / 1024),
     ]
+    if "baseline" in per_delta:
+        rows.append(("(baseline build, interleaved)", per_delta["baseline"], None, "µs", 1e6))
     print(f"runs: {runs} · python {sys.version.split()[0]} · {os.cpu_count()} cores\n")
     print(table(rows, TARGETS))
 

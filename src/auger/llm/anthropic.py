@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
@@ -246,16 +246,6 @@ def _raw(kind: str | None, block: dict[str, Any], parts: list[str], signature: s
     return out
 
 
-class _Response:
-    """What one streamed response left behind: its blocks (for a `pause_turn`), usage, stop."""
-
-    def __init__(self) -> None:
-        self.blocks: list[dict[str, Any]] = []
-        self.usage: dict[str, Any] = {}
-        self.stop: str | None = None
-        self.finished = False
-
-
 class AnthropicProvider(HttpProvider):
     """Streams responses from the Anthropic Messages API (`POST /v1/messages`)."""
 
@@ -267,80 +257,78 @@ class AnthropicProvider(HttpProvider):
         return headers
 
     async def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
-        """The records of one response; a `pause_turn` is continued until the turn ends."""
+        """The records of one response; a `pause_turn` is continued until the turn ends.
+
+        One loop reads every event (no inner generator: each hop costs every delta)."""
         with malformed(self.name):
             body = request_body(request)
             seal = Sealer(request)
             total = Usage()
+            stop: str | None = None
             for _ in range(_MAX_PAUSES):
-                response = _Response()
-                async for record in self._one(body, seal, exchange, response):
-                    yield record
-                total = total + _usage(response.usage)
-                if response.stop != "pause_turn":
+                blocks: list[dict[str, Any]] = []  # this response's, for a `pause_turn`
+                usage: dict[str, Any] = {}
+                stop, finished = None, False
+                kind: str | None = None  # the open content block's type; they never interleave
+                block: dict[str, Any] = {}
+                parts: list[str] = []
+                signature = ""
+                call = PendingCall("", "")
+                events = self.events("/v1/messages", body, exchange)
+                async with aclosing(events):
+                    async for _, raw in events:
+                        data = decode(self.name, raw)
+                        etype = data.get("type")
+                        if etype == "content_block_delta":
+                            delta = data["delta"]
+                            dtype = delta["type"]
+                            if dtype == "text_delta":
+                                text = string(delta["text"])
+                                parts.append(text)
+                                yield TextDelta(text)
+                            elif dtype == "input_json_delta":
+                                if piece := string(delta["partial_json"]):
+                                    parts.append(piece)
+                                    if kind == "tool_use":  # server tools stream input: not ours
+                                        yield call.delta(piece)
+                            elif dtype == "thinking_delta":
+                                text = string(delta["thinking"])
+                                parts.append(text)
+                                yield ReasoningDelta(text)
+                            elif dtype == "signature_delta":
+                                signature = string(delta["signature"])
+                        elif etype == "content_block_start":
+                            block = dict(data["content_block"])
+                            kind = block["type"]
+                            parts = []
+                            if kind == "tool_use":
+                                call = PendingCall(string(block["id"]), string(block["name"]))
+                            elif kind == "thinking":
+                                signature = block.get("signature") or ""
+                        elif etype == "content_block_stop":
+                            for record in _close(kind, block, parts, signature, call, seal):
+                                yield record
+                            blocks.append(_raw(kind, block, parts, signature))
+                            kind = None
+                        elif etype == "message_delta":
+                            stop = data["delta"].get("stop_reason") or stop
+                            _merge_usage(usage, data.get("usage"))
+                        elif etype == "message_start":
+                            _merge_usage(usage, data["message"].get("usage"))
+                        elif etype == "message_stop":
+                            finished = True
+                        elif etype == "error":
+                            raise stream_error(self.name, data.get("error") or {})
+                if not finished:
+                    raise incomplete(self.name)
+                total = total + _usage(usage)
+                if stop != "pause_turn":
                     break
                 # the paused turn goes back as it came, and the server picks up where it stopped
                 messages = body["messages"]
                 if messages and messages[-1]["role"] == "assistant":
-                    messages[-1]["content"].extend(response.blocks)
+                    messages[-1]["content"].extend(blocks)
                 else:
-                    messages.append({"role": "assistant", "content": response.blocks})
+                    messages.append({"role": "assistant", "content": blocks})
             yield TokenUsageDone(request.model.price(total))
-            stop = response.stop
             yield FinishReasonDone(_STOP_REASONS.get(stop or "", "other"), stop)
-
-    async def _one(
-        self, body: dict[str, Any], seal: Sealer, exchange: Exchange, response: _Response
-    ) -> AsyncIterator[Record]:
-        kind: str | None = None  # the open content block's type; blocks never interleave
-        block: dict[str, Any] = {}
-        parts: list[str] = []
-        signature = ""
-        call = PendingCall("", "")
-        events = self.events("/v1/messages", body, exchange)
-        async with aclosing(events):
-            async for _, raw in events:
-                data = decode(self.name, raw)
-                etype = data.get("type")
-                if etype == "content_block_delta":
-                    delta = data["delta"]
-                    dtype = delta["type"]
-                    if dtype == "text_delta":
-                        text = string(delta["text"])
-                        parts.append(text)
-                        yield TextDelta(text)
-                    elif dtype == "input_json_delta":
-                        if piece := string(delta["partial_json"]):
-                            parts.append(piece)
-                            if kind == "tool_use":  # server tools stream input too: not ours
-                                yield call.delta(piece)
-                    elif dtype == "thinking_delta":
-                        text = string(delta["thinking"])
-                        parts.append(text)
-                        yield ReasoningDelta(text)
-                    elif dtype == "signature_delta":
-                        signature = string(delta["signature"])
-                elif etype == "content_block_start":
-                    block = dict(data["content_block"])
-                    kind = block["type"]
-                    parts = []
-                    if kind == "tool_use":
-                        call = PendingCall(string(block["id"]), string(block["name"]))
-                    elif kind == "thinking":
-                        signature = block.get("signature") or ""
-                elif etype == "content_block_stop":
-                    for record in _close(kind, block, parts, signature, call, seal):
-                        yield record
-                    response.blocks.append(_raw(kind, block, parts, signature))
-                    kind = None
-                elif etype == "message_delta":
-                    response.stop = data["delta"].get("stop_reason") or response.stop
-                    _merge_usage(response.usage, data.get("usage"))
-                elif etype == "message_start":
-                    _merge_usage(response.usage, data["message"].get("usage"))
-                elif etype == "message_stop":
-                    response.finished = True
-                elif etype == "error":
-                    raise stream_error(self.name, data.get("error") or {})
-        if not response.finished:
-            raise incomplete(self.name)
