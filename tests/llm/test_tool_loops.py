@@ -5,6 +5,7 @@ call, an edited AGENTS.md and a model switch."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -77,12 +78,32 @@ def test_a_tool_loop_with_a_malformed_call_keeps_its_reasoning(
     assert records[-1]["stop_reason"] == "completed"
 
 
+IDS = [f"{a}-{r}" for a, r in CASES]
+# How many issued reasonings come back on each request after one tool step and one answer, for
+# the next prompt: Messages and Responses send every turn's; DeepSeek and Gemini the tool calls'.
+AGAIN = {"messages-": [0, 1, 2], "responses-": [0, 1, 2], "chat-completions-deepseek": [0, 1, 1]}
+AGAIN |= {"chat-completions-gemini": [0, 1, 1], "chat-completions-openai": [0, 0, 0]}
+
+
+def system_of(body: dict[str, Any]) -> Any:
+    """The system prompt of a request, wherever its API puts it."""
+    if "system" in body or "instructions" in body:
+        return body.get("system") or body.get("instructions")
+    first = (body.get("messages") or [{}])[0]
+    return first.get("content") if first.get("role") in ("system", "developer") else None
+
+
+def tool_names(body: dict[str, Any]) -> list[str]:
+    """The names of the tools a request offers."""
+    return [t.get("name") or t["function"]["name"] for t in body.get("tools") or []]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("api", ["messages", "responses"])
+@pytest.mark.parametrize(("api", "rules"), CASES, ids=IDS)
 def test_an_edited_agents_md_reaches_the_model_and_keeps_the_reasoning(
-    project: Project, api: str
+    project: Project, api: str, rules: str
 ) -> None:
-    with StrictServer(api, [*LOOP[::2], Step(text="Encore.")]) as server:
+    with StrictServer(api, [*LOOP[::2], Step(text="Encore.")], rules=rules) as server:
         configure(project, server)
         _run(project, "read notes.txt")
         (project.root / "AGENTS.md").write_text("Answer in French.\n")
@@ -91,32 +112,34 @@ def test_an_edited_agents_md_reaches_the_model_and_keeps_the_reasoning(
         before, edited = server.requests[1].body, server.requests[2].body
     # AGENTS.md arrives in a new context message; the system prompt and history stay a prefix
     assert "Answer in French." in json.dumps(edited) and "French" not in json.dumps(before)
-    instructions = ("system", "instructions")  # where each API puts the system prompt
-    assert [edited.get(k) for k in instructions] == [before.get(k) for k in instructions]
-    assert any(before.get(k) for k in instructions)
-    assert server.returned == [0, 1, 2]  # so the saved reasoning is still valid
+    assert system_of(edited) == system_of(before) and system_of(before)
+    assert server.returned == AGAIN[f"{api}-{rules}"]  # so the saved reasoning is still valid
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("api", ["messages", "responses"])
-def test_a_model_switch_drops_only_what_cannot_be_sent(project: Project, api: str) -> None:
-    with StrictServer(api, [*LOOP[::2], Step(text="Switched.")]) as server:
+@pytest.mark.parametrize(("api", "rules"), CASES, ids=IDS)
+def test_a_model_switch_drops_only_what_cannot_be_sent(
+    project: Project, api: str, rules: str
+) -> None:
+    with StrictServer(api, [*LOOP[::2], Step(text="Switched.")], rules=rules) as server:
         configure(project, server)
         _run(project, "read notes.txt")
         _run(project, "-c", "--model", "local/other-model", "and again")
         assert server.violations == []
-        assert len(server.requests) == 3
-    if api == "messages":  # signed thinking of another model is not sent
-        assert server.returned[2:] == [0]
+        assert [r.body["model"] for r in server.requests] == ["test-model"] * 2 + ["other-model"]
+    # signed thinking and encrypted reasoning belong to the model that made them; the
+    # unsigned reasoning of Chat Completions servers is still sent where they require it
+    signed = api in ("messages", "responses")
+    assert server.returned[2:] == ([0] if signed else AGAIN[f"{api}-{rules}"][2:])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("api", ["messages", "responses"])
+@pytest.mark.parametrize(("api", "rules"), CASES, ids=IDS)
 def test_new_tools_and_a_compaction_drop_only_what_cannot_be_sent(
-    project: Project, api: str
+    project: Project, api: str, rules: str
 ) -> None:
     steps = [*LOOP[::2], Step(text="Fewer tools."), Step(text="Summary."), Step(text="Compacted.")]
-    with StrictServer(api, steps) as server:
+    with StrictServer(api, steps, rules=rules) as server:
         configure(project, server)
         _run(project, "--tools", "read,ls", "read notes.txt")
         _run(project, "-c", "more tools now")  # every bundled tool: the tools changed
@@ -129,19 +152,69 @@ def test_new_tools_and_a_compaction_drop_only_what_cannot_be_sent(
         assert server.violations == []
         assert len(server.requests) == 5
     assert any(r["type"] == "compact" for r in records)
-    if api == "messages":  # thinking bound to the old tools or the compacted history is not sent
-        assert server.returned[2:] == [0, 0, 0]
+    # thinking bound to the old tools or to the compacted history is not sent
+    signed = api in ("messages", "responses")
+    assert server.returned[2:] == ([0, 0, 0] if signed else [int(rules != "openai"), 0, 0])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("api", ["messages", "responses"])
-def test_a_continued_session_sends_back_what_is_still_valid(project: Project, api: str) -> None:
-    with StrictServer(api, [*LOOP[::2], Step(text="Again.")]) as server:
+@pytest.mark.parametrize(("api", "rules"), CASES, ids=IDS)
+def test_a_continued_session_sends_back_what_is_still_valid(
+    project: Project, api: str, rules: str
+) -> None:
+    with StrictServer(api, [*LOOP[::2], Step(text="Again.")], rules=rules) as server:
         configure(project, server)
         _run(project, "read notes.txt")
         _run(project, "-c", "once more")  # nothing changed: the saved reasoning is still valid
         assert server.violations == []
-        assert server.returned == [0, 1, 2]
+        assert server.returned == AGAIN[f"{api}-{rules}"]
+
+
+def late_server(project: Project, startup_timeout: float) -> None:
+    """Declare tests/support/late_mcp.py, which starts once `go` exists in the project."""
+    script = Path(__file__).parents[1] / "support" / "late_mcp.py"
+    settings = json.loads((project.home / "settings.json").read_text())
+    server = {"command": sys.executable, "args": [str(script), str(project.root)]}
+    settings["mcp"] = {
+        "slow_start": 0.1,
+        "startup_timeout": startup_timeout,
+        "servers": {"late": server},
+    }
+    settings["permissions"] = {"mode": "auto"}  # bash and an MCP tool, without questions
+    project.settings(settings)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("api", "rules"), CASES, ids=IDS)
+def test_mcp_tools_arriving_mid_session_never_break_the_reasoning(
+    project: Project, api: str, rules: str
+) -> None:
+    wait = "touch go; while [ ! -f listed ]; do sleep 0.05; done; sleep 1"
+    steps = [
+        Step(tool="bash", arguments=json.dumps({"command": wait})),  # the tools arrive meanwhile
+        Step(text="Waited."),
+        Step(tool="late__lookup", arguments='{"key": "answer"}'),
+        Step(text="Found it."),
+    ]
+    with StrictServer(api, steps, rules=rules) as server:
+        configure(project, server)
+        late_server(project, startup_timeout=0.2)
+        first = _run(project, "wait for the server")
+        late_server(project, startup_timeout=20)
+        _run(project, "-c", "now look it up")
+        assert server.violations == []
+        offered = [tool_names(r.body) for r in server.requests]
+        last = json.dumps(server.requests[-1].body)
+    assert any("MCP server late is ready" in r.get("message", "") for r in first)
+    # the tools stay as they were for the rest of the turn, and join at the next prompt
+    assert offered[0] == offered[1] and "late__lookup" not in offered[1]
+    assert "late__lookup" in offered[2] and offered[2] == offered[3]
+    assert "the value of answer is 42" in last
+    # signed and encrypted reasoning is bound to the tools it was made with; DeepSeek's and
+    # Gemini's goes back with every tool call
+    expected = {"messages-": [0, 1, 0, 1], "responses-": [0, 1, 0, 1]}
+    expected |= {"chat-completions-openai": [0, 0, 0, 0]}
+    assert server.returned == expected.get(f"{api}-{rules}", [0, 1, 1, 2])
 
 
 def test_the_same_server_error_twice_is_not_tried_a_third_time(project: Project) -> None:
