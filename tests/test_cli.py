@@ -59,15 +59,23 @@ def test_model_without_provider(project: Project) -> None:
 
 
 def test_a_bare_catalog_name_finds_its_provider(project: Project) -> None:
-    result = project.run("-p", "--model", "claude-sonnet-4-5", "hi")
+    result = project.run("-p", "--model", "claude-sonnet-5-5", "hi")
     assert result.returncode == 2
     assert "set ANTHROPIC_API_KEY" in one_line_error(result)
+
+
+def test_a_retired_model_names_its_replacement(project: Project) -> None:
+    result = project.run("-p", "--model", "claude-sonnet-4-5", "hi")
+    assert result.returncode == 2
+    assert one_line_error(result).endswith(
+        "claude-sonnet-4-5 was retired on 2026-11-30 — use anthropic/claude-sonnet-5-5 instead"
+    )
 
 
 def test_an_ambiguous_model_lists_the_candidates(project: Project) -> None:
     result = project.run("-p", "--model", "mini", "hi")
     assert result.returncode == 2
-    assert "ambiguous" in one_line_error(result) and "openai/o4-mini" in result.stderr
+    assert "ambiguous" in one_line_error(result) and "openai/gpt-5-mini" in result.stderr
 
 
 def test_no_model_at_all(project: Project) -> None:
@@ -84,7 +92,7 @@ def test_empty_prompt(project: Project) -> None:
 
 
 def test_missing_key_names_the_variable(project: Project) -> None:
-    result = project.run("-p", "--model", "anthropic/claude-sonnet-4-5", "hi")
+    result = project.run("-p", "--model", "anthropic/claude-sonnet-5-5", "hi")
     assert result.returncode == 2
     assert "set ANTHROPIC_API_KEY" in one_line_error(result)
 

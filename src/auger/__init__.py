@@ -1,7 +1,7 @@
 """auger: a coding agent you own. The public API, imported lazily so start-up stays instant.
 
 from auger import Runtime
-async for record in Runtime("anthropic/claude-sonnet-4-5").prompt("hi"):
+async for record in Runtime("anthropic/claude-sonnet-5-5").prompt("hi"):
     print(record.to_dict())
 """
 

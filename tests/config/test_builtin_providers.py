@@ -89,5 +89,60 @@ def test_a_builtin_provider_without_its_key_names_the_variable(name: str) -> Non
 
 
 def test_azure_without_a_resource_url_says_what_to_set() -> None:
-    with pytest.raises(ConfigError, match=r"AZURE_OPENAI_BASE_URL .*openai\.azure\.com/openai/v1"):
+    with pytest.raises(ConfigError) as err:
         provider_config("azure", {"AZURE_OPENAI_API_KEY": "k"}, {})
+    assert str(err.value) == (
+        "provider 'azure' has no base URL — set AZURE_OPENAI_BASE_URL "
+        "(e.g. https://YOUR-RESOURCE.openai.azure.com/openai/v1), or AZURE_OPENAI_ENDPOINT, "
+        'or AZURE_OPENAI_RESOURCE_NAME or set "base_url" in settings "providers.azure"'
+    )
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("AZURE_OPENAI_RESOURCE_NAME", "my-res"),
+        ("AZURE_OPENAI_ENDPOINT", "https://my-res.openai.azure.com/"),
+    ],
+)
+def test_azure_takes_its_resource_as_its_sdks_do(variable: str, value: str) -> None:
+    config = provider_config("azure", {"AZURE_OPENAI_API_KEY": "k", variable: value}, {})
+    assert config.base_url == "https://my-res.openai.azure.com/openai/v1"
+
+
+def test_an_azure_resource_name_cannot_be_a_url() -> None:
+    env = {"AZURE_OPENAI_API_KEY": "k", "AZURE_OPENAI_RESOURCE_NAME": "evil.example/x?"}
+    with pytest.raises(ConfigError, match="AZURE_OPENAI_RESOURCE_NAME is not a resource name"):
+        provider_config("azure", env, {})
+
+
+async def test_azure_requests_go_to_the_v1_path_of_its_endpoint() -> None:
+    with FakeServer() as server:
+        server.queue(Reply(body=_reply("chat-completions")))
+        env = {"AZURE_OPENAI_API_KEY": "sk-az", "AZURE_OPENAI_ENDPOINT": server.url}
+        config = provider_config("azure", env, {})
+        provider = build_provider(config)
+        request = Request(resolve_model("azure/my-deployment", config), "", (UserMessage.of("hi"),))
+        try:
+            _ = [r async for r in provider.stream(request, PassThrough())]
+        finally:
+            await provider.aclose()
+        seen = server.requests[0]
+    assert seen.path == "/openai/v1/chat/completions"
+    assert seen.headers["api-key"] == "sk-az" and "max_completion_tokens" in seen.body
+
+
+async def test_openai_moved_to_chat_completions_sends_max_completion_tokens() -> None:
+    settings = {"providers": {"openai": {"api": "chat-completions"}}}
+    with FakeServer() as server:
+        server.queue(Reply(body=_reply("chat-completions")))
+        env = {"OPENAI_API_KEY": "sk-o", "OPENAI_BASE_URL": server.url + "/v1"}
+        config = provider_config("openai", env, settings)
+        provider = build_provider(config)
+        request = Request(resolve_model("openai/gpt-6.2-sol", config), "", (UserMessage.of("hi"),))
+        try:
+            _ = [r async for r in provider.stream(request, PassThrough())]
+        finally:
+            await provider.aclose()
+        body = server.requests[0].body
+    assert body["max_completion_tokens"] == 128_000 and "max_tokens" not in body

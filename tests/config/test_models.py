@@ -43,8 +43,8 @@ def test_builtin_provider_reads_key_and_base_url_from_env() -> None:
         "http://127.0.0.1:9",
         "sk-1",
     )
-    model = resolve_model("anthropic/claude-sonnet-4-5", config)
-    assert model.pricing is not None and model.context_window == 200_000
+    model = resolve_model("anthropic/claude-sonnet-5-5", config)
+    assert model.pricing is not None and model.context_window == 1_000_000
 
 
 def test_missing_key_names_the_variable() -> None:
@@ -125,7 +125,11 @@ def test_auth_json_is_a_key_source_after_the_environment(tmp_path) -> None:  # t
     ("flag", "spec"),
     [
         ("sonnet", "anthropic/claude-sonnet-5-5"),
-        ("claude-sonnet-4-5", "anthropic/claude-sonnet-4-5"),
+        ("claude-sonnet-5-5", "anthropic/claude-sonnet-5-5"),
+        ("fable", "anthropic/claude-fable-5-2"),
+        ("grok-4.20", "xai/grok-4.20-0309-reasoning"),
+        ("codestral", "mistral/codestral-2508"),
+        ("gemini-3.8", "google/gemini-3.8-flash"),
         ("gpt-5", "openai/gpt-5"),
         ("nano", "openai/gpt-5-nano"),
         ("qwen3", "ollama/qwen3"),
@@ -141,13 +145,34 @@ def test_an_ambiguous_model_lists_the_candidates() -> None:
     with pytest.raises(ConfigError) as err:
         choose_model("mini", {}, {})
     assert "ambiguous" in str(err.value)
-    assert "openai/gpt-4.1-mini" in str(err.value) and "openai/o4-mini" in str(err.value)
+    assert "openai/gpt-4.1-mini" in str(err.value) and "openai/gpt-5-mini" in str(err.value)
 
 
 def test_an_alias_after_the_provider_resolves_to_the_catalog_name() -> None:
     config = provider_config("anthropic", {"ANTHROPIC_API_KEY": "k"}, {})
     model = resolve_model("anthropic/haiku", config)
-    assert (model.name, model.pricing is not None) == ("claude-haiku-4-5", True)
+    assert (model.name, model.pricing is not None) == ("claude-haiku-5-5", True)
+    model = resolve_model("anthropic/claude-haiku-4-5", config)
     snapshot = resolve_model("anthropic/claude-haiku-4-5-20251001", config)  # sent as written
     assert (snapshot.name, snapshot.pricing) == ("claude-haiku-4-5-20251001", model.pricing)
     assert resolve_model("anthropic/claude-unlisted-9", config).pricing is None
+
+
+@pytest.mark.parametrize(
+    "spec", ["claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "claude-sonnet-4-5-20250929"]
+)
+def test_a_retired_model_names_its_replacement(spec: str) -> None:
+    config = provider_config("anthropic", {"ANTHROPIC_API_KEY": "k"}, {})
+    with pytest.raises(ConfigError) as err:
+        resolve_model(choose_model(spec, {}, {}), config)
+    assert str(err.value) == (
+        f"model anthropic/{spec.removeprefix('anthropic/')} was retired on 2026-11-30 — "
+        "use anthropic/claude-sonnet-5-5 instead"
+    )
+
+
+def test_a_retired_name_declared_in_settings_is_the_users_own() -> None:
+    settings = {"providers": {"anthropic": {"models": {"claude-sonnet-4-5": {}}}}}
+    assert choose_model("claude-sonnet-4-5", {}, settings) == "anthropic/claude-sonnet-4-5"
+    config = provider_config("anthropic", {"ANTHROPIC_API_KEY": "k"}, settings)
+    assert resolve_model("anthropic/claude-sonnet-4-5", config).name == "claude-sonnet-4-5"

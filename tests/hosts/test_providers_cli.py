@@ -27,6 +27,16 @@ def test_models_lists_the_catalog_with_prices_and_sources(project: Project) -> N
     assert "checked 2026-12-01: https://platform.claude.com/" in result.stdout
 
 
+def test_models_shows_long_context_rates_and_retired_models(project: Project) -> None:
+    result = project.run("models", "--provider", "anthropic")
+    lines = result.stdout.splitlines()
+    haiku = lines.index(
+        next(line for line in lines if line.startswith("anthropic/claude-haiku-5-5"))
+    )
+    assert lines[haiku + 1].split() == [">", "100,000", "0.5/2.5/-/0.625"]  # its long prompts
+    assert "claude-sonnet-4-5 (2026-11-30, use claude-sonnet-5-5)" in result.stdout
+
+
 def test_models_of_an_unknown_provider(project: Project) -> None:
     result = project.run("models", "--provider", "nope")
     assert result.returncode == 2 and "the catalog has anthropic" in result.stderr

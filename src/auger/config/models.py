@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,7 +10,7 @@ import msgspec
 
 from auger.config.errors import ConfigError
 from auger.config.providers import BUILTIN
-from auger.llm.catalog import Ambiguous, find, lookup, model_from_entry
+from auger.llm.catalog import Ambiguous, Retired, find, lookup, model_from_entry
 from auger.llm.formats import API_NAMES, ApiName, Endpoint, WireFormat, wire_format
 from auger.llm.provider import Model, Provider
 
@@ -54,11 +55,11 @@ def choose_model(flag: str | None, env: Mapping[str, str], settings: Mapping[str
     spec = flag or env.get("AUGER_MODEL") or settings.get("model")
     if not spec:
         raise ConfigError(
-            "no model chosen — pass --model PROVIDER/NAME (e.g. anthropic/claude-sonnet-4-5), "
+            "no model chosen — pass --model PROVIDER/NAME (e.g. anthropic/claude-sonnet-5-5), "
             'set AUGER_MODEL, or set "model" in settings.json'
         )
     if not isinstance(spec, str):
-        raise ConfigError('"model" in settings must be a string like "anthropic/claude-sonnet-4-5"')
+        raise ConfigError('"model" in settings must be a string like "anthropic/claude-sonnet-5-5"')
     return spec if "/" in spec else _bare(spec, settings)
 
 
@@ -79,6 +80,8 @@ def _bare(name: str, settings: Mapping[str, Any]) -> str:
         raise ConfigError(
             f"model {name!r} is ambiguous — did you mean one of: {', '.join(exc.candidates)}"
         ) from None
+    except Retired as exc:
+        raise ConfigError(f"model {exc}") from None
     return found or name
 
 
@@ -88,7 +91,7 @@ def split_spec(spec: str) -> tuple[str, str]:
     if not sep or not provider or not name:
         raise ConfigError(
             f"model {spec!r} names no provider — write it as PROVIDER/NAME, "
-            "e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5"
+            "e.g. anthropic/claude-sonnet-5-5 or openai/gpt-5"
         )
     return provider, name
 
@@ -102,6 +105,8 @@ def _row(name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(declared[name], dict):
             raise ConfigError(f'settings "providers.{name}" must be an object')
         own = declared[name]
+        if own.get("api", raw.get("api")) != raw.get("api"):  # the row's compat was for its own
+            raw["compat"] = (raw.get("compat_for") or {}).get(str(own["api"]), {})
         compat = {**raw.get("compat", {}), **(own.get("compat") or {})}
         raw |= own
         if compat:
@@ -127,10 +132,12 @@ def provider_config(
             f"(got {raw.get('api')!r})"
         )
     base_url = env.get(raw["base_url_env"], "") if "base_url_env" in raw else ""
+    base_url = base_url or _derived_url(name, raw.get("base_url_from") or {}, env)
     base_url = base_url or raw.get("base_url", "")
     if not base_url and fmt.url != "none":
         where = f"set {raw['base_url_env']}" if "base_url_env" in raw else ""
         hint = f" (e.g. {raw['base_url_hint']})" if "base_url_hint" in raw else ""
+        hint += "".join(f", or {variable}" for variable in raw.get("base_url_from") or {})
         raise ConfigError(
             f"provider {name!r} has no base URL — "
             + (f"{where}{hint} or " if where else "")
@@ -155,6 +162,22 @@ def provider_config(
     )
 
 
+_RESOURCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}")
+
+
+def _derived_url(provider: str, templates: Mapping[str, str], env: Mapping[str, str]) -> str:
+    """A base URL built from the first set variable of `templates` (variable -> URL with `{}`):
+    an endpoint, or a resource name that must be one."""
+    for variable, template in templates.items():
+        value = env.get(variable, "").strip().rstrip("/")
+        if not value:
+            continue
+        if not template.startswith("{}") and not _RESOURCE.fullmatch(value):
+            raise ConfigError(f"provider {provider!r}: {variable} is not a resource name")
+        return template.format(value)
+    return ""
+
+
 def resolve_model(spec: str, config: ProviderConfig) -> Model:
     """The `Model` for `spec`: settings' own entry for it, else the catalog's."""
     _, name = split_spec(spec)
@@ -163,7 +186,10 @@ def resolve_model(spec: str, config: ProviderConfig) -> Model:
         return model_from_entry(config.name, name, config.api, entry)
     if config.model_defaults:
         return model_from_entry(config.name, name, config.api, config.model_defaults)
-    return lookup(config.name, name, config.api)
+    try:
+        return lookup(config.name, name, config.api)
+    except Retired as exc:
+        raise ConfigError(f"model {exc}") from None
 
 
 def build_provider(config: ProviderConfig, transport: Any = None) -> Provider:

@@ -28,6 +28,8 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "base_url": "https://api.openai.com/v1",
         "api_key_env": "OPENAI_API_KEY",
         "base_url_env": "OPENAI_BASE_URL",
+        # moved to Chat Completions in settings: its reasoning models refuse `max_tokens`
+        "compat_for": {"chat-completions": {"max_tokens_field": "max_completion_tokens"}},
     },
     "google": {  # Gemini's OpenAI-compatible endpoint
         "api": "chat-completions",
@@ -92,6 +94,11 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "api_key_env": "AZURE_OPENAI_API_KEY",
         "base_url_env": "AZURE_OPENAI_BASE_URL",
         "base_url_hint": "https://YOUR-RESOURCE.openai.azure.com/openai/v1",
+        # what the OpenAI SDK's AzureOpenAI and the AI SDK read, when the whole URL is not set
+        "base_url_from": {
+            "AZURE_OPENAI_ENDPOINT": "{}/openai/v1",
+            "AZURE_OPENAI_RESOURCE_NAME": "https://{}.openai.azure.com/openai/v1",
+        },
         "compat": {"max_tokens_field": "max_completion_tokens", "auth": "api-key"},
     },
     "ollama": {

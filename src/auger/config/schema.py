@@ -69,6 +69,8 @@ KEYS: tuple[Key, ...] = (
     Key("providers.*.script", "string"),
     Key("providers.*.compat", "object", open=True),
     Key("providers.*.base_url_hint", "string"),
+    Key("providers.*.base_url_from", "object", open=True),
+    Key("providers.*.compat_for", "object", open=True),
     Key("hooks", "object", merge="concat"),
     Key("hooks.*", "array", merge="concat", open=True),
     Key("mcp", "object"),

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def add_options(p: argparse.ArgumentParser, *, sessions: bool = True) -> None:
     """The options every host shares: model, tools, extensions, and (with `sessions`) which
     saved session to continue."""
-    p.add_argument("--model", help="PROVIDER/NAME, e.g. anthropic/claude-sonnet-4-5")
+    p.add_argument("--model", help="PROVIDER/NAME, e.g. anthropic/claude-sonnet-5-5")
     p.add_argument("--max-steps", type=int, default=100, metavar="N", help="model calls per turn")
     p.add_argument("--reasoning", choices=("low", "medium", "high"), help="reasoning effort")
     p.add_argument("--no-tools", action="store_true", help="no tools at all")

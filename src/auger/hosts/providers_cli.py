@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from auger.config.credentials import remove_credential, save_credential
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home, display
 from auger.config.providers import key_variable
 from auger.config.settings import load_settings
+
+if TYPE_CHECKING:  # the catalog is imported by the command that lists it
+    from auger.llm.usage import Pricing
 
 MODELS_USAGE = "usage: auger models [--provider PROVIDER]"
 LOGIN_USAGE = "usage: auger login PROVIDER   (the key is read from stdin, or asked for)"
@@ -28,6 +31,10 @@ def _help(args: list[str], usage: str, text: str, out: TextIO) -> bool:
 
 def _price(value: float | None) -> str:
     return "-" if value is None else f"{value:g}"
+
+
+def _prices(p: Pricing) -> str:
+    return "/".join(_price(v) for v in (p.input, p.output, p.cache_read, p.cache_write))
 
 
 def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
@@ -56,17 +63,17 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         for model_name in sorted(block.models):
             m = lookup(name, model_name, "")
             p = m.pricing
-            prices = (
-                "unpriced"
-                if p is None
-                else "/".join(_price(v) for v in (p.input, p.output, p.cache_read, p.cache_write))
-            )
+            prices = "unpriced" if p is None else _prices(p)
             thinking = m.thinking or ("yes" if m.reasoning else "-")
             out.write(
                 f"{m.id:<32} {m.context_window:>9,} {m.max_output:>7,}  {prices:<28} {thinking}\n"
             )
+            if p is not None and p.long is not None and p.above is not None:
+                out.write(f"{'':<32} {'> ' + format(p.above, ','):>17}  {_prices(p.long)}\n")
         aliases = ", ".join(f"{a} → {t}" for a, t in sorted(block.aliases.items()))
         note = f"  aliases: {aliases}\n" if aliases else ""
+        gone = ", ".join(f"{n} ({r.on}, use {r.use})" for n, r in sorted(block.retired.items()))
+        note += f"  retired: {gone}\n" if gone else ""
         out.write(f"{note}  checked {block.checked}: {', '.join(block.sources)}\n")
     return 0
 

@@ -263,7 +263,7 @@ class AnthropicProvider(HttpProvider):
         with malformed(self.name):
             body = request_body(request)
             seal = Sealer(request)
-            total = Usage()
+            total = request.model.no_usage  # each response priced alone: a tier is per request
             stop: str | None = None
             for _ in range(_MAX_PAUSES):
                 blocks: list[dict[str, Any]] = []  # this response's, for a `pause_turn`
@@ -321,7 +321,7 @@ class AnthropicProvider(HttpProvider):
                             raise stream_error(self.name, data.get("error") or {})
                 if not finished:
                     raise incomplete(self.name)
-                total = total + _usage(usage)
+                total = total + request.model.price(_usage(usage))
                 if stop != "pause_turn":
                     break
                 # the paused turn goes back as it came, and the server picks up where it stopped
@@ -330,5 +330,5 @@ class AnthropicProvider(HttpProvider):
                     messages[-1]["content"].extend(blocks)
                 else:
                     messages.append({"role": "assistant", "content": blocks})
-            yield TokenUsageDone(request.model.price(total))
+            yield TokenUsageDone(total)
             yield FinishReasonDone(_STOP_REASONS.get(stop or "", "other"), stop)

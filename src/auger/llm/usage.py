@@ -68,15 +68,20 @@ ZERO = Usage(cost=0.0)
 
 
 class Pricing(msgspec.Struct, frozen=True):
-    """USD per million tokens."""
+    """USD per million tokens; above `above` prompt tokens, `long` prices the whole request."""
 
     input: float
     output: float
     cache_read: float | None = None
     cache_write: float | None = None
+    above: int | None = None
+    long: Pricing | None = None
 
     def price(self, usage: Usage) -> float:
-        """The USD cost of `usage`; cache reads and writes are priced separately when known."""
+        """The USD cost of `usage` (one request's); cache reads and writes are priced
+        separately when known, and a long prompt at the long-context rates."""
+        if self.long is not None and self.above is not None and usage.input_tokens > self.above:
+            return self.long.price(usage)
         cache_read = usage.cache_read_tokens or 0
         cache_write = usage.cache_write_tokens or 0
         fresh = max(usage.input_tokens - cache_read - cache_write, 0)

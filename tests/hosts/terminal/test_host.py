@@ -189,7 +189,7 @@ async def test_a_first_run_without_a_model_asks_for_one_and_saves_it(tmp_path: P
     assert await _fix(opts(), host, {}, tmp_path, tmp_path) is True  # type: ignore[arg-type]
     _, options, secret = host.asked[0]
     assert options is not None and options[0] == "s/test" and not secret
-    assert "anthropic/claude-sonnet-4-5" in options
+    assert "anthropic/claude-sonnet-5-5" in options
     assert json.loads((tmp_path / "settings.json").read_text())["model"] == "s/test"
 
 
