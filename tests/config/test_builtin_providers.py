@@ -7,11 +7,11 @@ from urllib.parse import urlparse
 import pytest
 
 from auger.config.errors import ConfigError
-from auger.config.models import build_provider, provider_config, resolve_model
+from auger.config.models import ProviderConfig, build_provider, provider_config, resolve_model
 from auger.config.providers import BUILTIN
 from auger.llm.messages import UserMessage
 from auger.llm.provider import PassThrough, Request
-from auger.llm.records import TextDone
+from auger.llm.records import Record, TextDone
 from support.server import FakeServer, Reply
 from support.strict import Step, chat_reply, messages_reply, responses_reply
 
@@ -47,6 +47,16 @@ def _reply(api: str) -> bytes:
     return chat_reply(step, "t", None, 1)
 
 
+async def ask(config: ProviderConfig, model: str) -> list[Record]:
+    """Stream one prompt from the provider `config` describes."""
+    provider = build_provider(config)
+    request = Request(resolve_model(model, config), "", (UserMessage.of("hi"),))
+    try:
+        return [r async for r in provider.stream(request, PassThrough())]
+    finally:
+        await provider.aclose()
+
+
 def test_every_builtin_is_documented_here() -> None:
     assert set(BUILTIN) == set(DOCUMENTED)
     for name, row in BUILTIN.items():
@@ -62,13 +72,7 @@ async def test_a_builtin_provider_needs_only_its_key(name: str) -> None:
         env = {row["base_url_env"]: server.url + prefix}
         if "api_key_env" in row:
             env[row["api_key_env"]] = "sk-only-this"
-        config = provider_config(name, env, {})
-        provider = build_provider(config)
-        request = Request(resolve_model(f"{name}/m", config), "", (UserMessage.of("hi"),))
-        try:
-            records = [r async for r in provider.stream(request, PassThrough())]
-        finally:
-            await provider.aclose()
+        records = await ask(provider_config(name, env, {}), f"{name}/m")
         seen = server.requests[0]
     assert TextDone("hi") in records
     assert seen.path == prefix.rstrip("/") + ENDPOINT.get(row["api"], "/chat/completions")
@@ -120,13 +124,7 @@ async def test_azure_requests_go_to_the_v1_path_of_its_endpoint() -> None:
     with FakeServer() as server:
         server.queue(Reply(body=_reply("chat-completions")))
         env = {"AZURE_OPENAI_API_KEY": "sk-az", "AZURE_OPENAI_ENDPOINT": server.url}
-        config = provider_config("azure", env, {})
-        provider = build_provider(config)
-        request = Request(resolve_model("azure/my-deployment", config), "", (UserMessage.of("hi"),))
-        try:
-            _ = [r async for r in provider.stream(request, PassThrough())]
-        finally:
-            await provider.aclose()
+        await ask(provider_config("azure", env, {}), "azure/my-deployment")
         seen = server.requests[0]
     assert seen.path == "/openai/v1/chat/completions"
     assert seen.headers["api-key"] == "sk-az" and "max_completion_tokens" in seen.body
@@ -137,12 +135,6 @@ async def test_openai_moved_to_chat_completions_sends_max_completion_tokens() ->
     with FakeServer() as server:
         server.queue(Reply(body=_reply("chat-completions")))
         env = {"OPENAI_API_KEY": "sk-o", "OPENAI_BASE_URL": server.url + "/v1"}
-        config = provider_config("openai", env, settings)
-        provider = build_provider(config)
-        request = Request(resolve_model("openai/gpt-6.2-sol", config), "", (UserMessage.of("hi"),))
-        try:
-            _ = [r async for r in provider.stream(request, PassThrough())]
-        finally:
-            await provider.aclose()
+        await ask(provider_config("openai", env, settings), "openai/gpt-6.2-sol")
         body = server.requests[0].body
     assert body["max_completion_tokens"] == 128_000 and "max_tokens" not in body

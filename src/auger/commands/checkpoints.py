@@ -11,6 +11,7 @@ refs and configuration — is never read or written. The store has its own index
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -30,6 +31,18 @@ _SETTINGS = ("core.autocrlf=false", "core.hooksPath=" + os.devnull, "gc.auto=0")
 
 class CheckpointError(Exception):
     """git failed (or is missing); the message says how."""
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """End `proc` and reap it: SIGTERM first, so git removes its lock files."""
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.terminate()
+        try:
+            await asyncio.wait_for(proc.wait(), 2)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
 
 
 class ShadowStore:
@@ -58,10 +71,11 @@ class ShadowStore:
             raise CheckpointError(f"cannot run git: {exc.strerror or exc}") from None
         try:
             out, err = await asyncio.wait_for(proc.communicate(), self._timeout)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-            raise CheckpointError(f"git {args[0]} took over {self._timeout:.0f} s") from None
+        except BaseException as exc:  # too slow, or cancelled: no git is left behind
+            await _stop(proc)
+            if isinstance(exc, TimeoutError):
+                raise CheckpointError(f"git {args[0]} took over {self._timeout:.0f} s") from None
+            raise
         if proc.returncode not in ok:
             reason = err.decode(errors="replace").strip().splitlines()
             why = reason[-1] if reason else exit_text(proc.returncode or 0)
