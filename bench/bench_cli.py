@@ -181,12 +181,12 @@ def main() -> None:
             shutil.copytree(home, other)
             builds["baseline"] = (args.baseline, env | {"AUGER_HOME": str(other)})
         cpu: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in builds}
-        rss = []
+        rss, one, many = [], anthropic_reply(1), anthropic_reply(DELTAS)
         for _ in range(runs):
             for name, (exe, build_env) in builds.items():
-                server.queue(Reply(body=anthropic_reply(1)))
+                server.queue(Reply(body=one))
                 cpu[name][0].append(run([exe, "-p", "--json", "hi"], build_env, cwd)[1])
-                server.queue(Reply(body=anthropic_reply(DELTAS)))
+                server.queue(Reply(body=many))
                 cpu[name][1].append(run([exe, "-p", "--json", "hi"], build_env, cwd)[1])
             server.queue(Reply(body=anthropic_reply(5000)))
             rss.append(peak_rss([auger, "-p", "--json", "hi"], env, cwd))

@@ -27,6 +27,7 @@ CASES = [
     ("chat-completions", "gemini"),
     ("chat-completions", "openai"),
 ]
+IDS = [f"{a}-{r}" for a, r in CASES]
 _COMPAT = {
     "deepseek": {"reasoning_content": True},
     "openai": {"max_tokens_field": "max_completion_tokens"},
@@ -61,7 +62,7 @@ def _run(project: Project, *args: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("api", "rules"), CASES, ids=[f"{a}-{r}" for a, r in CASES])
+@pytest.mark.parametrize(("api", "rules"), CASES, ids=IDS)
 def test_a_tool_loop_with_a_malformed_call_keeps_its_reasoning(
     project: Project, api: str, rules: str
 ) -> None:
@@ -78,11 +79,15 @@ def test_a_tool_loop_with_a_malformed_call_keeps_its_reasoning(
     assert records[-1]["stop_reason"] == "completed"
 
 
-IDS = [f"{a}-{r}" for a, r in CASES]
 # How many issued reasonings come back on each request after one tool step and one answer, for
 # the next prompt: Messages and Responses send every turn's; DeepSeek and Gemini the tool calls'.
-AGAIN = {"messages-": [0, 1, 2], "responses-": [0, 1, 2], "chat-completions-deepseek": [0, 1, 1]}
-AGAIN |= {"chat-completions-gemini": [0, 1, 1], "chat-completions-openai": [0, 0, 0]}
+AGAIN = {
+    "messages-": [0, 1, 2],
+    "responses-": [0, 1, 2],
+    "chat-completions-deepseek": [0, 1, 1],
+    "chat-completions-gemini": [0, 1, 1],
+    "chat-completions-openai": [0, 0, 0],
+}
 
 
 def system_of(body: dict[str, Any]) -> Any:
@@ -212,9 +217,14 @@ def test_mcp_tools_arriving_mid_session_never_break_the_reasoning(
     assert "the value of answer is 42" in last
     # signed and encrypted reasoning is bound to the tools it was made with; DeepSeek's and
     # Gemini's goes back with every tool call
-    expected = {"messages-": [0, 1, 0, 1], "responses-": [0, 1, 0, 1]}
-    expected |= {"chat-completions-openai": [0, 0, 0, 0]}
-    assert server.returned == expected.get(f"{api}-{rules}", [0, 1, 1, 2])
+    expected = {
+        "messages-": [0, 1, 0, 1],
+        "responses-": [0, 1, 0, 1],
+        "chat-completions-deepseek": [0, 1, 1, 2],
+        "chat-completions-gemini": [0, 1, 1, 2],
+        "chat-completions-openai": [0, 0, 0, 0],
+    }
+    assert server.returned == expected[f"{api}-{rules}"]
 
 
 def test_the_same_server_error_twice_is_not_tried_a_third_time(project: Project) -> None:
