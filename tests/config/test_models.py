@@ -172,6 +172,8 @@ def test_a_retired_model_names_its_replacement(spec: str) -> None:
 
 
 def test_a_retired_name_declared_in_settings_is_the_users_own() -> None:
+    proxied = {"providers": {"box": {"models": {"claude-sonnet-4-5": {}}}}}
+    assert choose_model("claude-sonnet-4-5", {}, proxied) == "box/claude-sonnet-4-5"
     settings = {"providers": {"anthropic": {"models": {"claude-sonnet-4-5": {}}}}}
     assert choose_model("claude-sonnet-4-5", {}, settings) == "anthropic/claude-sonnet-4-5"
     config = provider_config("anthropic", {"ANTHROPIC_API_KEY": "k"}, settings)

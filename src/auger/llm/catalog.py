@@ -87,9 +87,11 @@ def find(name: str, extra: Iterable[str] = ()) -> str | None:
     """The one `provider/name` a bare `name` means: an exact name, an alias, then a unique
     partial match, over the catalog and `extra` (`provider/name` of models declared elsewhere);
     `None` when nothing matches; `Ambiguous` when several do; `Retired` for a retired model."""
-    for provider, block in blocks().items():
-        if name in block.retired and f"{provider}/{name}" not in extra:
-            raise Retired(f"{provider}/{name}", block.retired[name])
+    extra = list(extra)
+    if name not in {spec.partition("/")[2] for spec in extra}:  # the user's own name is theirs
+        for provider, block in blocks().items():
+            if name in block.retired:
+                raise Retired(f"{provider}/{name}", block.retired[name])
     snapshots = [f"{p}/{s}" for p, b in blocks().items() for s in b.snapshots]
     every = sorted({*known_models(), *snapshots, *extra})
     exact = [s for s in every if s.partition("/")[2] == name]
