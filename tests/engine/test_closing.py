@@ -81,12 +81,10 @@ def _hooks(project: Project, event: str, command: str) -> None:
     (project.home / "settings.json").write_text(json.dumps(settings | {"hooks": hooks}))
 
 
-@pytest.mark.slow
-def test_the_first_ctrl_c_ends_a_stuck_stop_hook_and_kills_it(tmp_path: Path) -> None:
-    project = Project.make(tmp_path)
-    project.script(["all done"])
-    pid_file = tmp_path / "hook.pid"
-    _hooks(project, "Stop", f"echo $$ > {pid_file}; sleep 3600")
+def _ctrl_c_during(project: Project, event: str, pid_file: Path) -> tuple[int, str, str]:
+    """Run `auger -p go` with a hook on `event` that hangs, and press Ctrl-C once it runs;
+    the exit code, stdout and stderr."""
+    _hooks(project, event, f"echo $$ > {pid_file}; sleep 3600")
     process = subprocess.Popen(
         project.command("-p", "go"),
         cwd=project.root,
@@ -98,14 +96,23 @@ def test_the_first_ctrl_c_ends_a_stuck_stop_hook_and_kills_it(tmp_path: Path) ->
     try:
         deadline = time.monotonic() + 20
         while not pid_file.exists() or not pid_file.read_text().strip():
-            assert time.monotonic() < deadline, "the Stop hook never started"
+            assert time.monotonic() < deadline, f"the {event} hook never started"
             time.sleep(0.05)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=15)
     finally:
         process.kill()
+    return process.returncode, out, err
+
+
+@pytest.mark.slow
+def test_the_first_ctrl_c_ends_a_stuck_stop_hook_and_kills_it(tmp_path: Path) -> None:
+    project = Project.make(tmp_path)
+    project.script(["all done"])
+    pid_file = tmp_path / "hook.pid"
+    code, out, err = _ctrl_c_during(project, "Stop", pid_file)
     assert out == "all done\n", err
-    assert process.returncode == 0  # the turn had completed; the hook was cut short
+    assert code == 0  # the turn had completed; the hook was cut short
     hook = int(pid_file.read_text())
     assert not Path(f"/proc/{hook}").exists() or "Z" in Path(f"/proc/{hook}/stat").read_text()
 
@@ -114,23 +121,5 @@ def test_the_first_ctrl_c_ends_a_stuck_stop_hook_and_kills_it(tmp_path: Path) ->
 def test_ctrl_c_during_a_session_start_hook_exits_130(tmp_path: Path) -> None:
     project = Project.make(tmp_path)
     project.script(["never"])
-    pid_file = tmp_path / "hook.pid"
-    _hooks(project, "SessionStart", f"echo $$ > {pid_file}; sleep 3600")
-    process = subprocess.Popen(
-        project.command("-p", "go"),
-        cwd=project.root,
-        env=project.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while not pid_file.exists() or not pid_file.read_text().strip():
-            assert time.monotonic() < deadline, "the SessionStart hook never started"
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        process.communicate(timeout=15)
-    finally:
-        process.kill()
-    assert process.returncode == 130
+    code, _, _ = _ctrl_c_during(project, "SessionStart", tmp_path / "hook.pid")
+    assert code == 130

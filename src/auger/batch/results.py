@@ -15,20 +15,10 @@ from typing import Any, Literal
 import msgspec
 
 from auger.llm.usage import Usage
+from auger.records import StopReason as TurnStopReason
 
-StopReason = Literal[
-    "completed",
-    "length",
-    "max_steps",
-    "guardrail_blocked",
-    "context_window",
-    "content_filter",
-    "error",
-    "cancelled",
-    "time_limit",
-    "cost_limit",
-    "setup_failed",
-]
+# a task also ends on the batch's own limits, or before it starts
+StopReason = Literal[TurnStopReason, "time_limit", "cost_limit", "setup_failed"]
 
 
 class Result(msgspec.Struct, frozen=True, omit_defaults=False):

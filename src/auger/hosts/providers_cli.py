@@ -78,19 +78,28 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
     return 0
 
 
+def _key_of(args: list[str], usage: str) -> tuple[Path, str] | None:
+    """The auger home and the key variable of the one provider named in `args`; `None` once
+    what is wrong has been said."""
+    if len(args) != 1:
+        sys.stderr.write(usage + "\n")
+        return None
+    home = auger_home(os.environ)
+    try:
+        return home, key_variable(args[0], load_settings(home, Path.cwd()))
+    except ConfigError as exc:
+        sys.stderr.write(f"auger: {exc}\n")
+        return None
+
+
 def login_main(args: list[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     """Store a provider's key in auth.json (0600): from stdin, or asked for without echo."""
     if _help(args, LOGIN_USAGE, "Keep a provider's API key in ~/.auger/auth.json (0600).", out):
         return 0
-    if len(args) != 1:
-        sys.stderr.write(LOGIN_USAGE + "\n")
+    found = _key_of(args, LOGIN_USAGE)
+    if found is None:
         return 2
-    home = auger_home(os.environ)
-    try:
-        env_var = key_variable(args[0], load_settings(home, Path.cwd()))
-    except ConfigError as exc:
-        sys.stderr.write(f"auger: {exc}\n")
-        return 2
+    home, env_var = found
     if stdin.isatty():
         import getpass
 
@@ -109,15 +118,10 @@ def logout_main(args: list[str], out: TextIO = sys.stdout) -> int:
     """Forget a provider's key in auth.json."""
     if _help(args, LOGOUT_USAGE, "Forget a provider's API key kept in ~/.auger/auth.json.", out):
         return 0
-    if len(args) != 1:
-        sys.stderr.write(LOGOUT_USAGE + "\n")
+    found = _key_of(args, LOGOUT_USAGE)
+    if found is None:
         return 2
-    home = auger_home(os.environ)
-    try:
-        env_var = key_variable(args[0], load_settings(home, Path.cwd()))
-    except ConfigError as exc:
-        sys.stderr.write(f"auger: {exc}\n")
-        return 2
+    home, env_var = found
     removed = remove_credential(home, env_var)
     out.write(f"removed {env_var}\n" if removed else f"no {env_var} was saved\n")
     return 0
