@@ -112,8 +112,8 @@ class TextPrinter:
         self._end_line()
 
 
-class QuietPrinter:
-    """Only the final text (or, for a command that ran no turn, what it said)."""
+class _FinalText:
+    """A printer that shows the run's final text: the turn's, or what the commands said."""
 
     def __init__(self, out: BinaryIO) -> None:
         self._out = out
@@ -124,9 +124,17 @@ class QuietPrinter:
         if type(record) is CommandOutput:
             self._said.append(record.text)
 
+    def final_text(self, end: TurnEnd | None) -> str:
+        """The turn's final text, else what the commands said."""
+        return (end.text if end is not None else "") or "\n".join(self._said)
+
+
+class QuietPrinter(_FinalText):
+    """Only the final text (or, for a command that ran no turn, what it said)."""
+
     def finish(self, end: TurnEnd | None, summary: dict[str, Any]) -> None:
         """Print the final text."""
-        text = (end.text if end is not None else "") or "\n".join(self._said)
+        text = self.final_text(end)
         if text:
             self._out.write(_utf8(text) + (b"" if text.endswith("\n") else b"\n"))
 
@@ -145,24 +153,15 @@ class StreamJsonPrinter:
         """Nothing more: `turn_end` was the last line."""
 
 
-class FinalJsonPrinter:
+class FinalJsonPrinter(_FinalText):
     """One JSON object once the run is over (`--output-format json`, schema in the README)."""
-
-    def __init__(self, out: BinaryIO) -> None:
-        self._out = out
-        self._said: list[str] = []
-
-    def record(self, record: Record) -> None:
-        """Remembers what commands said."""
-        if type(record) is CommandOutput:
-            self._said.append(record.text)
 
     def finish(self, end: TurnEnd | None, summary: dict[str, Any]) -> None:
         """Print the result object."""
         usage = end.usage.to_dict() if end is not None else {}
         result: dict[str, Any] = {
             "type": "result",
-            "result": (end.text if end is not None else "") or "\n".join(self._said),
+            "result": self.final_text(end),
             "stop_reason": end.stop_reason if end is not None else "error",
             "is_error": summary["exit_code"] != 0,
             "exit_code": summary["exit_code"],
