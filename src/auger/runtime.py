@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from auger.bus import Bus
+from auger.commands.paths import repo_root
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home
 from auger.config.settings import load as load_settings
@@ -104,7 +105,8 @@ class Runtime:
         if session is not None and not save:
             session.persist = False
         conversation = Conversation(session or new_session(place, save), self._stream.notify)
-        sandbox, sandbox_notice = Sandbox.from_settings(self.settings, cwd, env)
+        root = repo_root(cwd) or cwd
+        sandbox, sandbox_notice = Sandbox.from_settings(self.settings, root, env, home)
         first, last = bundled_sources() if bundled else ([], [])
         sources = [*first, *map(as_source, extensions), *last]
         around = Surroundings(

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from auger.commands.templates import expand, templates
+from auger.config.trust import TrustStore
 from auger.llm.scripted import Reply, ScriptedProvider
 from support.runtime import make_runtime
 
@@ -16,16 +19,33 @@ def test_expand_positional_all_and_raw() -> None:
     )
 
 
-def test_project_templates_win_over_the_user_s(tmp_path: Path) -> None:
+def test_templates_are_found_in_the_user_s_and_the_project_s_folders(tmp_path: Path) -> None:
     home, cwd = tmp_path / "home", tmp_path / "proj"
     (home / "prompts").mkdir(parents=True)
     (cwd / ".auger" / "prompts").mkdir(parents=True)
     (home / "prompts" / "review.md").write_text("user")
     (home / "prompts" / "plan.md").write_text("user plan")
     (cwd / ".auger" / "prompts" / "review.md").write_text("project")
-    found = templates(home, cwd)
-    assert found["review"] == cwd / ".auger" / "prompts" / "review.md"
-    assert found["plan"] == home / "prompts" / "plan.md"
+    user, project = templates(home, cwd)
+    assert user == {"plan": home / "prompts" / "plan.md", "review": home / "prompts" / "review.md"}
+    assert project == {"review": cwd / ".auger" / "prompts" / "review.md"}
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+async def test_a_project_template_wins_over_the_user_s_only_when_trusted(
+    tmp_path: Path, trusted: bool
+) -> None:
+    rt = make_runtime(tmp_path, ScriptedProvider([Reply.of("done")]), bundled=True)
+    (rt.home / "prompts").mkdir(parents=True)
+    (rt.home / "prompts" / "review.md").write_text("the user's review")
+    (rt.cwd / ".auger" / "prompts").mkdir(parents=True)
+    (rt.cwd / ".auger" / "prompts" / "review.md").write_text("the project's review")
+    if trusted:
+        TrustStore(rt.home).trust(rt.cwd)
+    await rt.reload()
+    assert rt.commands["review"].description == (
+        "the project's review" if trusted else "the user's review"
+    )
 
 
 async def test_template_command_runs_the_expanded_prompt(tmp_path: Path) -> None:

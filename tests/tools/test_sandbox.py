@@ -17,15 +17,21 @@ from support.server import FakeServer
 
 BWRAP = find_bwrap(os.environ)
 PROBLEM = probe(BWRAP)
-needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")
+# Under CI the sandbox must work: these tests fail there rather than skip.
+needs_bwrap = pytest.mark.skipif(
+    PROBLEM is not None and not os.environ.get("CI"), reason=f"no sandbox here: {PROBLEM}"
+)
 
 
 def test_workspace_write_binds_the_project_and_a_private_temp(tmp_path: Path) -> None:
     box = Sandbox("workspace-write", tmp_path, explicit=True, bwrap="/usr/bin/bwrap")
     argv, env = box.wrap(["bash", "-c", "ls"], tmp_path, {"PATH": "/bin"})
     temp = str(box.temp())
-    assert argv[:7] == ["/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc"]
-    assert "--unshare-net" in argv and "--die-with-parent" in argv
+    assert argv[:3] == ["/bin/sh", "-c", 'exec "$@" 3<"$0"']
+    assert argv[4:10] == ["/usr/bin/bwrap", "--seccomp", "3", "--ro-bind", "/", "/"]
+    for flag in ("--unshare-net", "--die-with-parent", "--unshare-user", "--disable-userns"):
+        assert flag in argv
+    assert argv[argv.index("--cap-drop") + 1] == "ALL"
     binds = [argv[i + 1] for i, a in enumerate(argv) if a == "--bind"]
     assert binds == [str(tmp_path.resolve()), temp]
     assert argv[-6:] == ["--chdir", str(tmp_path), "--", "bash", "-c", "ls"]
@@ -91,9 +97,8 @@ def test_writes_outside_the_writable_folders_are_refused(tmp_path: Path) -> None
     (project / "link").symlink_to(tmp_path)
     with pytest.raises(ToolError):
         box.check_write(project / "link" / "x", "link/x")  # a symlink out is still out
-    for protected in (".auger/settings.json", ".auger/extensions/x.py", ".git/hooks/pre-commit"):
-        with pytest.raises(ToolError, match="is protected in the sandbox"):
-            box.check_write(project / protected, protected)
+    # protected paths are the permission step's question (it always asks), not a refusal here
+    box.check_write(project / ".auger" / "settings.json", ".auger/settings.json")
     read_only = Sandbox("read-only", project, explicit=True)
     with pytest.raises(ToolError, match="its private temp only"):
         read_only.check_write(project / "x", "x")
@@ -171,7 +176,8 @@ def test_project_settings_extensions_and_git_hooks_stay_read_only(tmp_path: Path
     got = results(project)
     for call in ("c0", "c1", "c2"):
         assert "Read-only file system" in got[call]["content"], got[call]
-    assert got["w"]["error_type"] == "sandbox"
+    assert got["w"]["error_type"] == "blocked"
+    assert ".auger is protected" in got["w"]["content"]
     assert got["c3"]["content"] == "fine"
     assert not (project.root / ".auger" / "extensions").exists()
     assert not (project.root / ".git" / "hooks" / "pre-commit").exists()

@@ -1,11 +1,14 @@
-"""Project instructions: AGENTS.md (or CLAUDE.md where a directory has none), re-read every turn."""
+"""Project instructions: AGENTS.md (or CLAUDE.md where a directory has none), re-read every turn,
+each read safely (`config.textfile`): a file that may not be read is skipped with one notice."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from auger.commands.paths import upward
+from auger.commands.paths import project_folders, upward
+from auger.config.textfile import TextFileError, read_text, user_folders
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
 
@@ -16,26 +19,40 @@ def instruction_files(home: Path, cwd: Path) -> list[Path]:
     for folder in [home, *reversed(upward(cwd))]:
         for name in NAMES:
             path = folder / name
-            if path.is_file():
+            if os.path.lexists(path) and not path.is_dir():
                 files.append(path)
                 break
     return files
 
 
-def render(home: Path, cwd: Path) -> str:
-    """The prompt section: each file's text under a heading naming it."""
-    parts = []
+def _folders(path: Path, home: Path, cwd: Path, user_home: Path) -> list[Path]:
+    return user_folders(home, user_home) if path.parent == home else project_folders(cwd)
+
+
+def _texts(home: Path, cwd: Path, user_home: Path) -> list[tuple[Path, str | TextFileError]]:
+    out: list[tuple[Path, str | TextFileError]] = []
     for path in instruction_files(home, cwd):
         try:
-            text = path.read_text(encoding="utf-8").strip()
-        except OSError:
-            continue
-        if text:
-            parts.append(f"Instructions from {path}:\n\n{text}")
+            out.append((path, read_text(path, _folders(path, home, cwd, user_home)).strip()))
+        except TextFileError as exc:
+            out.append((path, exc))
+    return out
+
+
+def render(home: Path, cwd: Path, user_home: Path | None = None) -> str:
+    """The prompt section: each readable file's text under a heading naming it."""
+    parts = [
+        f"Instructions from {path}:\n\n{text}"
+        for path, text in _texts(home, cwd, user_home or Path.home())
+        if isinstance(text, str) and text
+    ]
     return "\n\n".join(parts)
 
 
 def extension(g: Any) -> None:
-    """Registers the project-instructions prompt section."""
-    home, cwd = g.home, g.cwd
-    g.prompt("agents_md", lambda: render(home, cwd), context=True)
+    """Registers the project-instructions prompt section; names each file it skips, once."""
+    home, cwd, user_home = g.home, g.cwd, g.user_home
+    for _, text in _texts(home, cwd, user_home):
+        if isinstance(text, TextFileError):
+            g.notify(f"instructions skipped: {text}", "warning")
+    g.prompt("agents_md", lambda: render(home, cwd, user_home), context=True)

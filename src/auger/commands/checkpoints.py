@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from auger.tools.git import git_command
 from auger.tools.jobs import exit_text
 
 _IDENTITY = {
@@ -23,10 +23,7 @@ _IDENTITY = {
     "GIT_AUTHOR_EMAIL": "auger@localhost",
     "GIT_COMMITTER_NAME": "auger",
     "GIT_COMMITTER_EMAIL": "auger@localhost",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
 }
-_SETTINGS = ("core.autocrlf=false", "core.hooksPath=" + os.devnull, "gc.auto=0")
 
 
 class CheckpointError(Exception):
@@ -51,18 +48,18 @@ class ShadowStore:
     def __init__(self, store: Path, project: Path, env: Mapping[str, str], timeout: float = 60):
         self.store = store
         self.project = project
-        self._env = {k: v for k, v in env.items() if not k.startswith("GIT_")} | _IDENTITY
+        self._env = env
         self._timeout = timeout
 
     async def _git(self, *args: str, init: bool = False, ok: tuple[int, ...] = (0,)) -> bytes:
-        settings = [arg for setting in _SETTINGS for arg in ("-c", setting)]
         where = ["--literal-pathspecs", f"--git-dir={self.store}", f"--work-tree={self.project}"]
-        command = ["git", *settings, *([] if init else where), *args]
+        pre = ["-c", "core.autocrlf=false", *([] if init else where)]
+        command, env = git_command([*pre, *args], self._env, extra=_IDENTITY)
         try:
             proc = await asyncio.create_subprocess_exec(
                 *command,
                 cwd=self.project,
-                env=self._env,
+                env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,

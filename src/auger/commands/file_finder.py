@@ -26,12 +26,16 @@ def project_files(root: Path, git: str = "git") -> list[str]:
 
 
 def _git_files(root: Path, git: str) -> list[str] | None:
+    import os
+
+    from auger.tools.git import git_command
+
+    args = ["-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    # the finder runs in the host's process: git from the default PATH, nothing inherited
+    argv, env = git_command(args, {"PATH": os.defpath}, git)
     try:
         done = subprocess.run(
-            [git, "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True,
-            timeout=10,
-            check=False,
+            argv, capture_output=True, timeout=10, check=False, env=env, stdin=subprocess.DEVNULL
         )
     except (OSError, subprocess.TimeoutExpired):
         return None

@@ -19,3 +19,8 @@ def upward(cwd: Path) -> list[Path]:
     if root is None:
         return [cwd]
     return [cwd, *cwd.parents[: len(cwd.relative_to(root).parts)]]
+
+
+def project_folders(cwd: Path) -> list[Path]:
+    """Where the project's text files may resolve to: the project root."""
+    return [repo_root(cwd) or cwd]

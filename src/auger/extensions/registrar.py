@@ -101,6 +101,10 @@ class Registrar:
         self._claim("command", name)
         self._into.commands[name] = Command(name, handler, description, self.owner)
 
+    def has_command(self, name: str) -> bool:
+        """Whether a `/name` command is registered already."""
+        return name.lstrip("/") in self._into.commands
+
     def prompt(self, name: str, section: PromptSection, *, context: bool = False) -> None:
         """Add a system-prompt section (text, or a function rendered at each user turn).
 

@@ -77,6 +77,21 @@ class ToolContext(msgspec.Struct, frozen=True):
         p = Path(path).expanduser()
         return p if p.is_absolute() else self.cwd / p
 
+    def is_credentials(self, path: Path) -> bool:
+        """Whether `path` is (a link to) auger's credential file, which no tool reads."""
+        if self.home is None:
+            return False
+        import os
+
+        return os.path.realpath(path) == os.path.realpath(self.home / "auth.json")
+
+    def check_readable(self, path: Path, shown: str) -> None:
+        """Refuse to read auger's credential file, in every mode (SPEC §6)."""
+        if self.is_credentials(path):
+            raise ToolError(
+                "permission", f"{shown} is auger's credential file: no tool reads it, in any mode"
+            )
+
 
 Runner = Callable[[dict[str, Any], ToolContext], Awaitable["ToolResponse | str"]]
 

@@ -93,6 +93,16 @@ async def bash(
     seconds = timeout or DEFAULT_TIMEOUT
     argv, env = command_argv(command, ctx.cwd, ctx.env, ctx.sandbox)
     try:
+        return await _foreground(argv, env, seconds, ctx)
+    finally:
+        if ctx.sandbox is not None:
+            ctx.sandbox.release()
+
+
+async def _foreground(
+    argv: list[str], env: dict[str, str], seconds: float, ctx: ToolContext
+) -> ToolResponse | str:
+    try:
         process = await asyncio.create_subprocess_exec(
             *argv,
             cwd=ctx.cwd,

@@ -249,6 +249,7 @@ async def edit(
     requested = _requested(edits, old_string, new_string, replace_all)
     target = ctx.resolve(path)
     shown = display(target, ctx.cwd)
+    ctx.check_readable(target, shown)
     ctx.check_write(target, shown)
     with open_regular(target, shown) as file:
         stamp = Stamp.of(os.fstat(file.fileno()))

@@ -145,6 +145,8 @@ async def grep(
     if limit < 1 or context < 0:
         raise ToolError("validation_error", "limit must be at least 1 and context at least 0")
     target = search_target(ctx, path, files=True)
+    if target.file is not None:
+        ctx.check_readable(target.root / target.file, target.prefix + target.file)
     glob_filter = PathGlob(glob) if glob and target.file is None else None
     rg = find_rg(ctx)
     try:
@@ -166,6 +168,7 @@ async def grep(
             f"the search took longer than {TIME_LIMIT:g} s and was stopped; narrow it with "
             "path or glob, or simplify the pattern",
         ) from None
+    matches = [m for m in matches if not ctx.is_credentials(target.root / m[0])]
     if not matches:
         return "No matches found."
     text = _format(matches[:limit], target, context)

@@ -154,22 +154,31 @@ class Jobs:
         argv, run_env = command_argv(command, cwd, env, sandbox)
         job_id = f"job{len(self._jobs) + 1}"
         path = self.directory() / f"{job_id}.log"
-        with open(path, "wb") as out:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=cwd,
-                env=run_env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=out,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
-            )
+        try:
+            with open(path, "wb") as out:
+                process = await asyncio.create_subprocess_exec(
+                    *argv,
+                    cwd=cwd,
+                    env=run_env,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=asyncio.subprocess.STDOUT,
+                    start_new_session=True,
+                )
+        except BaseException:
+            if sandbox is not None:
+                sandbox.release()
+            raise
         job = self._jobs[job_id] = Job(job_id, command, process, path, self._clock())
-        self._watchers[job_id] = asyncio.create_task(self._watch(job))
+        self._watchers[job_id] = asyncio.create_task(self._watch(job, sandbox))
         return job
 
-    async def _watch(self, job: Job) -> None:
-        await job.process.wait()
+    async def _watch(self, job: Job, sandbox: Sandbox | None) -> None:
+        try:
+            await job.process.wait()
+        finally:
+            if sandbox is not None:
+                sandbox.release()
         job.ended = self._clock()
         self._exited.append(job)
 

@@ -41,6 +41,7 @@ async def read(
         raise ToolError("validation_error", "offset is a line number (from 1) and limit at least 1")
     target = ctx.resolve(path)
     shown = display(target, ctx.cwd)
+    ctx.check_readable(target, shown)
     with open_regular(target, shown) as file:
         stamp = Stamp.of(os.fstat(file.fileno()))
         first = _read(file, shown, BLOCK)

@@ -5,16 +5,23 @@ else read-only; `read-only`: only the private temp is writable. The network is c
 (`--unshare-net`) unless `sandbox.network` is true. The private temp is bound at its own path
 (and is `TMPDIR` inside), so a file a command leaves there is where `read` finds it.
 
+What holds also when auger runs as root: a new user namespace with every capability dropped
+and no further namespaces (`--unshare-user --cap-drop ALL --disable-userns`); no Unix sockets
+(a seccomp filter, `tools/seccomp.py`); auger's home hidden (an empty tmpfs over it); and,
+inside the project, what auger or git later reads as configuration that can run code kept
+read-only — renaming, replacing and creating included (`PROTECTED`). `.git` itself is a mount
+point (it cannot be renamed or replaced) whose objects, refs and index stay writable, so
+ordinary git works; where it is absent an empty read-only one stands in, so none can be made.
+The mount points bwrap creates for what did not exist are removed when the last command ends.
+
 A sandbox that was asked for and cannot start fails closed: the command does not run. With
 nothing asked, the mode is `workspace-write` where bwrap works, else `off` with one notice.
-`write` and `edit` check the same writable folders in-process (`check_write`). Inside the
-project, `.auger` (settings and extensions), `.git/hooks` and `.git/config` stay read-only:
-writing them would run code outside the sandbox later. A project without `.auger` gets an empty
-read-only one mounted there (its empty mount point is left behind).
+`write` and `edit` check the same writable folders in-process (`check_write`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -25,11 +32,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from auger.tools.base import ToolError
+from auger.tools.shellenv import EnvPolicy
 
 SandboxMode = Literal["read-only", "workspace-write", "off"]
 # Inside the writable project, what would run code outside the sandbox later stays read-only:
-# auger's own project settings and extensions, and git's hooks and config.
-PROTECTED = (".auger", ".git/hooks", ".git/config")
+# auger's and Claude Code's project settings, extensions and hooks, MCP servers, and git's
+# configuration and hooks. (".git" itself is handled apart: see `_protect`.)
+PROTECTED = (".auger", ".claude", ".mcp.json", ".git/config", ".git/hooks", ".git/info")
+_KERNEL_KNOBS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs")
+_FILES = frozenset({".mcp.json", ".git/config"})  # made as files where absent, not folders
 INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap) or pass --sandbox off"
 
 
@@ -45,7 +56,13 @@ def probe(bwrap: str | None, platform: str = sys.platform) -> str | None:
         return f"bubblewrap sandboxing is Linux-only (this is {platform})"
     if bwrap is None:
         return "bwrap is not installed"
-    argv = [bwrap, *_base_args(network=False), "--", "/bin/true"]
+    if not os.access(bwrap, os.X_OK):
+        return f"bwrap does not start ({bwrap} is not an executable file)"
+    from auger.tools import seccomp
+
+    if (problem := seccomp.program()[1]) is not None:
+        return problem
+    argv = [*_base_args(bwrap, network=False), "--", "/bin/true"]
     try:
         done = subprocess.run(argv, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -56,16 +73,24 @@ def probe(bwrap: str | None, platform: str = sys.platform) -> str | None:
     return None
 
 
-def _base_args(network: bool) -> list[str]:
-    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    args += ["--unshare-pid", "--die-with-parent"]
+def _base_args(bwrap: str, network: bool) -> list[str]:
+    from auger.tools import seccomp
+
+    # `sh` opens the sealed filter afresh for each start, as descriptor 3 of bwrap
+    args = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', seccomp.path(), bwrap, "--seccomp", "3"]
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for path in _KERNEL_KNOBS:  # root's uid outside would let a write through to the kernel
+        args += ["--ro-bind-try", path, path]
+    args += ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--die-with-parent"]
+    args += ["--cap-drop", "ALL", "--disable-userns"]
     if not network:
         args.append("--unshare-net")
     return args
 
 
 class Sandbox:
-    """One session's sandbox: its mode, whether it was asked for, and its private temp."""
+    """One session's sandbox: its mode, whether it was asked for, its private temp, and the
+    environment policy of the commands it runs."""
 
     def __init__(
         self,
@@ -76,6 +101,8 @@ class Sandbox:
         explicit: bool = False,
         bwrap: str | None = None,
         problem: str | None = None,
+        home: Path | None = None,
+        env_policy: EnvPolicy | None = None,
     ) -> None:
         self.mode = mode
         self.project = Path(os.path.realpath(project))
@@ -83,33 +110,55 @@ class Sandbox:
         self.explicit = explicit
         self.bwrap = bwrap
         self.problem = problem  # why bwrap cannot run here, if it cannot
+        self.home = Path(os.path.realpath(home)) if home is not None else None
+        self.env_policy = env_policy or EnvPolicy()
         self._temp: Path | None = None
+        self._running = 0
+        self._made: set[Path] = set()  # mount points bwrap made for what did not exist
 
     @classmethod
     def from_settings(
-        cls, settings: Mapping[str, Any], project: Path, env: Mapping[str, str]
+        cls,
+        settings: Mapping[str, Any],
+        project: Path,
+        env: Mapping[str, str],
+        home: Path | None = None,
     ) -> tuple[Sandbox, str | None]:
-        """The sandbox `sandbox.mode` / `sandbox.network` ask for, and the notice to show once
-        when none was asked for and none can run."""
+        """The sandbox `sandbox.mode` / `sandbox.network` ask for (`read-only` whenever the
+        permission mode is), and the notice to show once when none was asked for and none
+        can run."""
         section = settings.get("sandbox")
         section = section if isinstance(section, dict) else {}
         asked = section.get("mode")
+        permissions = settings.get("permissions")
+        if isinstance(permissions, dict) and permissions.get("mode") == "read-only":
+            asked = "read-only" if asked != "off" else asked
         network = section.get("network") is True
         bwrap = find_bwrap(env)
-        if asked == "off":
-            return cls("off", project, network=network, explicit=True), None
-        problem = probe(bwrap)
-        if asked in ("read-only", "workspace-write"):
-            return cls(
-                asked, project, network=network, explicit=True, bwrap=bwrap, problem=problem
-            ), None
-        if problem is None:
-            return cls("workspace-write", project, network=network, bwrap=bwrap), None
-        notice = (
-            f"shell commands run without a sandbox: {problem}; the permission mode decides "
-            f"alone ({INSTALL_HINT.removesuffix(' or pass --sandbox off')} to sandbox them)"
+        problem = None if asked == "off" else probe(bwrap)
+        mode: SandboxMode
+        notice = None
+        if asked in ("read-only", "workspace-write", "off"):
+            mode = asked
+        elif problem is None:
+            mode = "workspace-write"
+        else:
+            mode = "off"
+            notice = (
+                f"shell commands run without a sandbox: {problem}; the permission mode decides "
+                f"alone ({INSTALL_HINT.removesuffix(' or pass --sandbox off')} to sandbox them)"
+            )
+        sandbox = cls(
+            mode,
+            project,
+            network=network,
+            explicit=asked in ("read-only", "workspace-write", "off"),
+            bwrap=None if asked == "off" else bwrap,
+            problem=problem,
+            home=home,
+            env_policy=EnvPolicy.from_settings(settings),
         )
-        return cls("off", project, network=network, problem=problem), notice
+        return sandbox, notice
 
     @property
     def active(self) -> bool:
@@ -134,33 +183,82 @@ class Sandbox:
     def wrap(
         self, argv: list[str], cwd: Path, env: Mapping[str, str]
     ) -> tuple[list[str], dict[str, str]]:
-        """`argv` and `env` to run a command in `cwd` in the sandbox (unchanged when off); a
-        `sandbox_unavailable` tool error when it was asked for and cannot start."""
+        """`argv` and `env` to run a command in `cwd` in the sandbox (only the environment
+        policy applied when off); a `sandbox_unavailable` tool error when it was asked for and
+        cannot start. Each command that starts is `release`d when it has ended."""
+        inner = self.env_policy.apply(env)
         if not self.active:
-            return argv, dict(env)
+            return argv, inner
         if self.problem is not None or self.bwrap is None:
             raise ToolError(
                 "sandbox_unavailable",
                 f"the {self.mode} sandbox cannot start: {self.problem or 'bwrap is not installed'}"
                 f" — the command did not run; {INSTALL_HINT}",
             )
-        args = [self.bwrap, *_base_args(self.network)]
+        args = _base_args(self.bwrap, self.network)
         for root in self.writable():
             args += ["--bind", str(root), str(root)]
+        args += self._hide_home()
         if self.mode == "workspace-write":
             args += self._protect()
         temp = str(self.temp())
-        inner = dict(env) | {"TMPDIR": temp, "TMP": temp, "TEMP": temp}
+        self._running += 1
+        inner |= {"TMPDIR": temp, "TMP": temp, "TEMP": temp}
         return [*args, "--chdir", str(cwd), "--", *argv], inner
 
-    def _protect(self) -> list[str]:
+    def release(self) -> None:
+        """A command `wrap` started has ended: when it was the last, remove the empty mount
+        points bwrap left for protected paths that did not exist."""
+        self._running = max(0, self._running - 1)
+        if self._running:
+            return
+        for path in sorted(self._made, key=lambda p: len(p.parts), reverse=True):
+            with contextlib.suppress(OSError):
+                if path.name == "commondir":
+                    path.unlink(missing_ok=True)
+                elif path.is_dir() and not path.is_symlink():
+                    path.rmdir()
+                elif path.is_file() and not path.is_symlink() and path.stat().st_size == 0:
+                    path.unlink()
+        self._made.clear()
+
+    def _hide_home(self) -> list[str]:
+        home = self.home
+        if home is None or not home.is_dir():
+            return []
         args: list[str] = []
+        if not (self.project == home or home in self.project.parents):
+            args += ["--tmpfs", str(home)]
+        elif (home / "auth.json").exists():
+            args += ["--ro-bind", os.devnull, str(home / "auth.json")]
+        return args
+
+    def _protect(self) -> list[str]:
+        git = self.project / ".git"
+        args: list[str] = []
+        if git.is_dir() and not git.is_symlink():
+            args += ["--bind", str(git), str(git)]  # a mount point: it cannot be renamed
+            if not os.path.lexists(git / "commondir"):
+                # git reads another repository's config through it; no mount can stand in
+                # for it without breaking git, so one a command made is removed after it
+                self._made.add(git / "commondir")
+        elif os.path.lexists(git):
+            args += ["--ro-bind", str(git), str(git)]
+        else:
+            args += ["--tmpfs", str(git), "--remount-ro", str(git)]
+            self._made.add(git)
         for rel in PROTECTED:
-            path = str(self.project / rel)
+            path = self.project / rel
+            if rel.startswith(".git/") and not (git.is_dir() and not git.is_symlink()):
+                continue
             if os.path.lexists(path):
-                args += ["--ro-bind", path, path]
-            elif rel == ".auger":  # an empty read-only folder, so none can be made there
-                args += ["--tmpfs", path, "--remount-ro", path]
+                args += ["--ro-bind", str(path), str(path)]
+            elif rel in _FILES:
+                args += ["--ro-bind", os.devnull, str(path)]
+                self._made.add(path)
+            else:
+                args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+                self._made.add(path)
         return args
 
     def check_write(self, path: Path, shown: str) -> None:
@@ -168,13 +266,6 @@ class Sandbox:
         if not self.active:
             return
         target = Path(os.path.realpath(path))
-        protected = [self.project / rel for rel in PROTECTED]
-        if any(target == p or p in target.parents for p in protected):
-            raise ToolError(
-                "sandbox",
-                f"{shown} is protected in the sandbox (project settings, extensions and git "
-                "hooks stay read-only) — the user can change it, or run with --sandbox off",
-            )
         if any(target == root or root in target.parents for root in self.writable()):
             return
         where = (

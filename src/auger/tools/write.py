@@ -13,6 +13,7 @@ async def write(path: str, content: str, *, ctx: ToolContext) -> ToolResponse | 
     """Create or overwrite a file, and its parent directories. Prefer edit to change part of one."""
     target = ctx.resolve(path)
     shown = display(target, ctx.cwd)
+    ctx.check_readable(target, shown)
     ctx.check_write(target, shown)
     if target.is_dir():
         raise ToolError("is_directory", f"{shown} is a directory")

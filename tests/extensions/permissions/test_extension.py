@@ -16,14 +16,14 @@ def results(records: list) -> list[str]:
 
 async def test_slash_permissions_sets_the_mode_for_the_session(tmp_path: Path) -> None:
     provider = ScriptedProvider(
-        [Reply.of(Call("bash", {"command": "echo hi"}, "c1")), Reply.of("done")]
+        [Reply.of(Call("bash", {"command": "touch hi"}, "c1")), Reply.of("done")]
     )
     rt = make_runtime(tmp_path, provider, bundled=True, settings={"permissions": {"mode": "auto"}})
     said = [r async for r in rt.run_command("permissions", "read-only")]
     assert [r.text for r in said if isinstance(r, CommandOutput)] == ["Permission mode: read-only"]
     records = await collect(rt, "go")
     assert results(records) == [
-        "ERROR: bash needs permission — allow it with --allow 'bash(echo hi)' or "
+        "ERROR: bash needs permission — allow it with --allow 'bash(touch hi)' or "
         "--permission-mode auto"
     ]
     assert [(r.decision, r.by) for r in records if isinstance(r, PermissionDecision)] == [

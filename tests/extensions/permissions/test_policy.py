@@ -31,7 +31,7 @@ def calls(project: Path) -> list[list[Call]]:
         [c("read", path="a.txt"), c("grep", pattern="x"), c("find", pattern="*"), c("ls")],
         [c("write", path="a.txt", content=""), c("edit", path="src/b.py")],
         [c("write", path=outside, content=""), c("edit", path="../x.py")],
-        [c("bash", command="ls"), c("git__git_log"), c("word_count", path="a.txt")],
+        [c("bash", command="make"), c("git__git_log"), c("word_count", path="a.txt")],
     ]
 
 

@@ -93,13 +93,20 @@ class Permissions:
         if verdict.outcome == "allow":
             return None
         suggested = suggested_rules(rules, call)
+        because = f" — {verdict.reason}" if verdict.reason else ""
         if verdict.outcome == "deny":
             ctx.emit(PermissionDecision(event.call_id, "deny", verdict.by, verdict.rule))
+            if verdict.by == "rule" and verdict.reason:
+                return f"{event.name} is denied: {verdict.reason}"
             if verdict.by == "rule":
                 return f"{event.name} is denied by the rule {verdict.rule!r} in permissions.deny"
-            return needs_permission(event.name, suggested, loosest_mode(call))
+            return needs_permission(event.name, suggested, loosest_mode(call)) + because
         request = PermissionRequest(
-            event.call_id, event.name, dict(event.input), title(call), rule=", ".join(suggested)
+            event.call_id,
+            event.name,
+            dict(event.input),
+            title(call) + because,
+            rule=", ".join(suggested),
         )
         ctx.emit(request)
         can_ask = "permission" in ctx.capabilities
@@ -108,7 +115,7 @@ class Permissions:
         if decision == "deny":
             if can_ask:
                 return f"the user denied permission for this {event.name} call"
-            text = needs_permission(event.name, suggested, loosest_mode(call))
+            text = needs_permission(event.name, suggested, loosest_mode(call)) + because
             ctx.notify(text, "warning")
             return text
         if decision == "allow_always":

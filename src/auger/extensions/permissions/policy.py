@@ -12,6 +12,7 @@ from typing import Literal
 import msgspec
 
 from auger.config.schema import PERMISSION_MODES
+from auger.extensions.permissions.readonly import protected, read_only
 from auger.extensions.permissions.rules import (
     Call,
     Rule,
@@ -20,7 +21,7 @@ from auger.extensions.permissions.rules import (
     parse_rule,
     real,
 )
-from auger.extensions.permissions.shell import ShellSyntaxError, split_commands
+from auger.extensions.permissions.shell import Analysis, Command, analyse
 
 Mode = Literal["ask", "accept-edits", "read-only", "auto"]
 Outcome = Literal["allow", "ask", "deny"]
@@ -45,6 +46,7 @@ class Verdict(msgspec.Struct, frozen=True):
     outcome: Outcome
     by: Literal["rule", "mode"]
     rule: str | None = None
+    reason: str | None = None  # why, when it is not just the rule or the mode table
 
 
 class Rules(msgspec.Struct, frozen=True):
@@ -80,42 +82,77 @@ def by_mode(mode: str, call: Call) -> Outcome:
     return run
 
 
-def _parts(call: Call) -> list[Call] | None:
-    """A shell call split into one call per simple command (`None`: it cannot be read)."""
+def _analysis(call: Call) -> Analysis | None:
     command = call.args.get("command")
     if call.tool != "bash" or not isinstance(command, str):
-        return [call]
-    try:
-        parts = split_commands(command)
-    except ShellSyntaxError:
         return None
-    return [msgspec.structs.replace(call, args={"command": p}) for p in parts] or [call]
+    return analyse(command)
+
+
+def _as_calls(call: Call, commands: Sequence[Command]) -> list[Call]:
+    return [msgspec.structs.replace(call, args={"command": c.text}) for c in commands]
 
 
 def _first(rules: Sequence[Rule], parts: Sequence[Call]) -> Rule | None:
     return next((r for r in rules for p in parts if r.matches(p)), None)
 
 
+def _bare(rules: Sequence[Rule], tool: str) -> Rule | None:
+    return next((r for r in rules if r.covers(tool) and r.specifier is None), None)
+
+
 def decide(rules: Rules, mode: str, call: Call) -> Verdict:
     """Deny rules, then ask, then allow, then the mode. A shell command is denied or asked
-    about when any of its simple commands is, and allowed by rules only when every one is."""
-    parts = _parts(call)
-    whole = parts if parts is not None else [call]
+    about when any command it runs (or any wrapper around one) is, and allowed by rules only
+    when every command it runs is; one that cannot be read is never allowed by a specific rule
+    (SPEC §6)."""
+    analysis = _analysis(call)
+    if analysis is None:
+        return _decide_call(rules, mode, call)
+    ran = _as_calls(call, analysis.commands)
+    seen = ran + _as_calls(call, analysis.wrappers)
     for outcome, found in (("deny", rules.deny), ("ask", rules.ask)):
-        rule = _first(found, whole)
-        if rule is None and parts is None:  # unreadable: only a bare rule can select it
-            rule = next((r for r in found if r.covers(call.tool) and r.specifier is None), None)
+        rule = _first(found, seen) or (_bare(found, call.tool) if analysis.opaque else None)
         if rule is not None:
             return Verdict(outcome, "rule", rule.text)  # type: ignore[arg-type]
-    if parts is None:
-        bare = next((r for r in rules.allow if r.covers(call.tool) and r.specifier is None), None)
-        if bare is not None:
+    if analysis.opaque:
+        why = f"the command could not be read ({analysis.opaque[0]})"
+        if (bare := _bare(rules.allow, call.tool)) is not None:
             return Verdict("allow", "rule", bare.text)
-    else:
-        chosen = [_first(rules.allow, [p]) for p in parts]
-        if all(chosen):
-            texts = dict.fromkeys(r.text for r in chosen if r is not None)
-            return Verdict("allow", "rule", ", ".join(texts))
+        if mode == "auto":
+            named = next((r for r in rules.deny if r.covers(call.tool)), None)
+            if named is None:
+                return Verdict("allow", "mode")
+            why += f" and the deny rule {named.text!r} names {call.tool}"
+            return Verdict("deny", "rule", named.text, why)
+        return Verdict("deny" if mode == "read-only" else "ask", "mode", reason=why)
+    if analysis.writes and mode == "read-only":
+        why = f"it writes to {analysis.writes[0]} and the mode is read-only"
+        return Verdict("deny", "mode", reason=why)
+    chosen = [_first(rules.allow, [p]) for p in ran]
+    if ran and all(chosen):
+        if analysis.writes and mode == "ask":
+            return Verdict("ask", "mode", reason=f"it writes to {analysis.writes[0]}")
+        texts = dict.fromkeys(r.text for r in chosen if r is not None)
+        return Verdict("allow", "rule", ", ".join(texts))
+    if mode == "read-only" and not analysis.writes and all(map(read_only, analysis.commands)):
+        return Verdict("allow", "mode")
+    return Verdict(by_mode(mode, call), "mode")
+
+
+def _decide_call(rules: Rules, mode: str, call: Call) -> Verdict:
+    for outcome, found in (("deny", rules.deny), ("ask", rules.ask)):
+        rule = _first(found, [call])
+        if rule is not None:
+            return Verdict(outcome, "rule", rule.text)  # type: ignore[arg-type]
+    kind = tool_class(call.tool)
+    if kind == "edit" and mode != "read-only" and (why := protected(call)) is not None:
+        return Verdict("ask", "mode", reason=why)  # in every mode (SPEC §6)
+    rule = _first(rules.allow, [call])
+    if rule is not None:
+        return Verdict("allow", "rule", rule.text)
+    if kind == "read" and mode != "auto" and not call.readable():
+        return Verdict("ask", "mode", reason="it reads outside the project")
     return Verdict(by_mode(mode, call), "mode")
 
 
@@ -123,9 +160,10 @@ def suggested_rules(rules: Rules, call: Call) -> list[str]:
     """The narrowest allow rules that would let `call` run: per shell command not yet allowed,
     that exact command; a file, exactly; any other tool, by name."""
     if call.tool == "bash":
-        parts = _parts(call)
-        if parts is None:
+        analysis = _analysis(call)
+        if analysis is None or analysis.opaque:
             return ["bash"]
+        parts = _as_calls(call, analysis.commands)
         return list(
             dict.fromkeys(
                 f"bash({p.args['command']})" for p in parts if _first(rules.allow, [p]) is None

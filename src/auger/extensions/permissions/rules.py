@@ -25,6 +25,11 @@ import msgspec
 from auger.extensions.permissions.shell import ShellSyntaxError, words
 from auger.tools.paths import Glob
 
+# Outside the project, what the read tools may look at without asking: auger's own temp
+# folders (long command output, background jobs, the sandbox's temp) and the user's skills.
+_TEMP_PREFIXES = ("auger-jobs-", "auger-sandbox-")
+_SKILLS = (".agents/skills", ".claude/skills")
+
 CLAUDE_NAMES = {
     "Bash": "bash",
     "Edit": "edit",
@@ -70,6 +75,22 @@ class Call(msgspec.Struct, frozen=True):
         """Whether the file the call names is in the project."""
         path, project = self.path(), real(self.project)
         return path is not None and (path == project or project in path.parents)
+
+    def readable(self) -> bool:
+        """Whether a read tool may look at what the call names without asking: the project,
+        auger's temp folders, the user's skill folders."""
+        path = self.path()
+        if path is None or self.inside():
+            return True
+        import tempfile
+
+        temp = real(Path(tempfile.gettempdir()))
+        if temp in path.parents:
+            first = path.relative_to(temp).parts[0]
+            if first.startswith(_TEMP_PREFIXES):
+                return True
+        homes = [real(self.home / rel) for rel in _SKILLS]
+        return any(path == h or h in path.parents for h in homes)
 
 
 def real(path: Path) -> Path:
