@@ -306,7 +306,8 @@ def test_the_read_tool_never_reads_the_credential_file(project: Project, mode: s
 
 
 def test_grep_never_shows_the_credential_file(project: Project) -> None:
-    project.script(calls({"tool": "grep", "args": {"pattern": "sk-ant", "path": str(project.home)}}))
+    search = {"pattern": "sk-ant", "path": str(project.home)}
+    project.script(calls({"tool": "grep", "args": search}))
     got = told(run(project, "--yolo"))
     assert STORED not in got["c0"]
 

@@ -44,7 +44,8 @@ def hostile_repo(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
         for key, value in KEYS.items():
             *head, name = key.split(".")
             header = f'[{head[0]} "{head[1]}"]' if len(head) == 2 else f"[{head[0]}]"
-            lines.append(f"{header}\n\t{name} = {value.format(m=marks / (where + key), hooks=hooks)}")
+            setting = value.format(m=marks / (where + key), hooks=hooks)
+            lines.append(f"{header}\n\t{name} = {setting}")
         return "\n".join(lines) + "\n"
 
     included, global_config = tmp_path / "included.cfg", tmp_path / "home" / ".gitconfig"
