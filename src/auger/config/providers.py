@@ -31,11 +31,17 @@ BUILTIN: dict[str, dict[str, Any]] = {
         # moved to Chat Completions in settings: its reasoning models refuse `max_tokens`
         "compat_for": {"chat-completions": {"max_tokens_field": "max_completion_tokens"}},
     },
-    "google": {  # Gemini's OpenAI-compatible endpoint
+    "google": {  # the native Gemini API
+        "api": "gemini",
+        "base_url": "https://generativelanguage.googleapis.com/v1beta",
+        "api_key_env": "GEMINI_API_KEY",
+        "base_url_env": "GEMINI_BASE_URL",
+    },
+    "google-openai": {  # Gemini's OpenAI-compatible endpoint
         "api": "chat-completions",
         "base_url": "https://generativelanguage.googleapis.com/v1beta/openai",
         "api_key_env": "GEMINI_API_KEY",
-        "base_url_env": "GEMINI_BASE_URL",
+        "base_url_env": "GEMINI_OPENAI_BASE_URL",
     },
     "openrouter": {
         "api": "chat-completions",

@@ -13,7 +13,7 @@ import msgspec
 
 from auger.llm.provider import Provider
 
-ApiName = Literal["messages", "responses", "chat-completions", "llamacpp", "scripted"]
+ApiName = Literal["messages", "responses", "chat-completions", "gemini", "llamacpp", "scripted"]
 """The wire formats auger speaks."""
 
 UrlRule = Literal["host", "versioned", "none"]
@@ -84,6 +84,7 @@ FORMATS: dict[ApiName, WireFormat] = {
     "chat-completions": WireFormat(
         "chat-completions", "auger.llm.openai_chat:OpenAIChatProvider", False, "versioned"
     ),
+    "gemini": WireFormat("gemini", "auger.llm.gemini:GeminiProvider", True, "versioned"),
     "llamacpp": WireFormat("llamacpp", "auger.llm.local:LocalProvider", False, "none"),
     "scripted": WireFormat("scripted", "auger.llm.scripted:ScriptedProvider", False, "none"),
 }
