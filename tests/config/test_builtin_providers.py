@@ -25,6 +25,7 @@ DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-
     "openai": "https://api.openai.com/v1",
     "google": "https://generativelanguage.googleapis.com/v1beta",
     "google-openai": "https://generativelanguage.googleapis.com/v1beta/openai",
+    "bedrock": "https://bedrock-runtime.{region}.amazonaws.com",
     "openrouter": "https://openrouter.ai/api/v1",
     "deepseek": "https://api.deepseek.com",
     "mistral": "https://api.mistral.ai/v1",
@@ -40,7 +41,9 @@ DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-
     "llama.cpp": "http://localhost:8080/v1",
     "local": "~/.auger/models",  # not a server: the folder of named GGUFs (tests/llm/test_local.py)
 }
-HTTP = sorted(name for name, row in BUILTIN.items() if row["api"] != "llamacpp")
+# the clouds sign each request with their own credentials: tests/llm/test_bedrock.py, test_vertex.py
+CLOUDS = {"bedrock", "vertex"}
+HTTP = sorted(n for n, row in BUILTIN.items() if row["api"] != "llamacpp" and n not in CLOUDS)
 
 
 def _reply(api: str) -> bytes:

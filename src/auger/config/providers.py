@@ -43,6 +43,15 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "api_key_env": "GEMINI_API_KEY",
         "base_url_env": "GEMINI_OPENAI_BASE_URL",
     },
+    "bedrock": {  # Claude on Amazon Bedrock: AWS credentials and region (auger[bedrock])
+        "api": "bedrock",
+        "base_url": "https://bedrock-runtime.{region}.amazonaws.com",  # the profile's region
+        "base_url_env": "BEDROCK_BASE_URL",
+        "base_url_from": {
+            "AWS_REGION": "https://bedrock-runtime.{}.amazonaws.com",
+            "AWS_DEFAULT_REGION": "https://bedrock-runtime.{}.amazonaws.com",
+        },
+    },
     "openrouter": {
         "api": "chat-completions",
         "base_url": "https://openrouter.ai/api/v1",

@@ -13,7 +13,9 @@ import msgspec
 
 from auger.llm.provider import Provider
 
-ApiName = Literal["messages", "responses", "chat-completions", "gemini", "llamacpp", "scripted"]
+ApiName = Literal[
+    "messages", "responses", "chat-completions", "gemini", "bedrock", "llamacpp", "scripted"
+]
 """The wire formats auger speaks."""
 
 UrlRule = Literal["host", "versioned", "none"]
@@ -85,6 +87,7 @@ FORMATS: dict[ApiName, WireFormat] = {
         "chat-completions", "auger.llm.openai_chat:OpenAIChatProvider", False, "versioned"
     ),
     "gemini": WireFormat("gemini", "auger.llm.gemini:GeminiProvider", True, "versioned"),
+    "bedrock": WireFormat("bedrock", "auger.llm.bedrock:BedrockProvider", False, "host"),
     "llamacpp": WireFormat("llamacpp", "auger.llm.local:LocalProvider", False, "none"),
     "scripted": WireFormat("scripted", "auger.llm.scripted:ScriptedProvider", False, "none"),
 }
