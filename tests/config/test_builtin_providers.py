@@ -26,6 +26,7 @@ DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-
     "google": "https://generativelanguage.googleapis.com/v1beta",
     "google-openai": "https://generativelanguage.googleapis.com/v1beta/openai",
     "bedrock": "https://bedrock-runtime.{region}.amazonaws.com",
+    "vertex": "https://aiplatform.googleapis.com/v1",
     "openrouter": "https://openrouter.ai/api/v1",
     "deepseek": "https://api.deepseek.com",
     "mistral": "https://api.mistral.ai/v1",

@@ -10,7 +10,8 @@ https://ai.google.dev/gemini-api/docs/thought-signatures requires, answering 400
   first `functionCall` part, a signature this server issued;
 - each model content of function calls is followed by a user content with exactly as many
   `functionResponse` parts, named like the calls;
-- the key comes in `x-goog-api-key` and the path is `/models/M:streamGenerateContent?alt=sse`.
+- the key comes in `x-goog-api-key` (unless `key` is `None`: Vertex checks a bearer) and
+  the path is `/models/M:streamGenerateContent?alt=sse`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def _error(status: int, message: str, kind: str = "INVALID_ARGUMENT") -> Reply:
 class GeminiServer(FakeServer):
     """Plays `steps` as the native Gemini API, refusing requests that break its rules."""
 
-    def __init__(self, steps: list[GeminiStep], *, key: str = "gm-local-test") -> None:
+    def __init__(self, steps: list[GeminiStep], *, key: str | None = "gm-local-test") -> None:
         super().__init__()
         self.steps = list(steps)
         self.key = key
@@ -46,7 +47,7 @@ class GeminiServer(FakeServer):
     def _take(self, seen: Seen) -> Reply:
         with self._lock:
             self.requests.append(seen)
-            if seen.headers.get("x-goog-api-key") != self.key:
+            if self.key is not None and seen.headers.get("x-goog-api-key") != self.key:
                 return _error(403, "API key not valid. Please pass a valid API key.", "PERMISSION")
             if not PATH.match(seen.path):
                 return _error(404, f"no such method: {seen.path}", "NOT_FOUND")

@@ -52,6 +52,15 @@ BUILTIN: dict[str, dict[str, Any]] = {
             "AWS_DEFAULT_REGION": "https://bedrock-runtime.{}.amazonaws.com",
         },
     },
+    "vertex": {  # Claude and Gemini on Google Vertex AI: Application Default Credentials
+        "api": "vertex",
+        "base_url": "https://aiplatform.googleapis.com/v1",  # the global location
+        "base_url_env": "VERTEX_BASE_URL",
+        "base_url_from": {
+            "GOOGLE_CLOUD_LOCATION": "https://{}-aiplatform.googleapis.com/v1",
+            "CLOUD_ML_REGION": "https://{}-aiplatform.googleapis.com/v1",
+        },
+    },
     "openrouter": {
         "api": "chat-completions",
         "base_url": "https://openrouter.ai/api/v1",

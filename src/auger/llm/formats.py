@@ -14,7 +14,14 @@ import msgspec
 from auger.llm.provider import Provider
 
 ApiName = Literal[
-    "messages", "responses", "chat-completions", "gemini", "bedrock", "llamacpp", "scripted"
+    "messages",
+    "responses",
+    "chat-completions",
+    "gemini",
+    "bedrock",
+    "vertex",
+    "llamacpp",
+    "scripted",
 ]
 """The wire formats auger speaks."""
 
@@ -88,6 +95,7 @@ FORMATS: dict[ApiName, WireFormat] = {
     ),
     "gemini": WireFormat("gemini", "auger.llm.gemini:GeminiProvider", True, "versioned"),
     "bedrock": WireFormat("bedrock", "auger.llm.bedrock:BedrockProvider", False, "host"),
+    "vertex": WireFormat("vertex", "auger.llm.vertex:VertexProvider", False, "versioned"),
     "llamacpp": WireFormat("llamacpp", "auger.llm.local:LocalProvider", False, "none"),
     "scripted": WireFormat("scripted", "auger.llm.scripted:ScriptedProvider", False, "none"),
 }
