@@ -162,3 +162,11 @@ async def test_the_location_and_project_come_from_the_usual_variables(
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "p-1")  # read by google-auth, as by gcloud's SDKs
     config = provider_config("vertex", env, {})
     assert await located(config.base_url, GoogleAccount(HttpTransport())) == url
+
+
+def test_a_bare_name_goes_to_its_maker_before_a_cloud_that_hosts_it() -> None:
+    from auger.llm.catalog import find
+
+    assert find("claude-opus-4-6") == "anthropic/claude-opus-4-6"
+    assert find("gemini-3.8") == "google/gemini-3.8-flash"
+    assert find("claude-haiku-4-5@20251001") == "vertex/claude-haiku-4-5@20251001"  # only there
