@@ -16,8 +16,10 @@ import asyncio
 import base64
 import json
 import re
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping
 from datetime import UTC, datetime, timedelta
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit
 
@@ -221,3 +223,28 @@ class BedrockProvider(AnthropicProvider):
         sent["anthropic_version"] = BODY_VERSION
         model = quote(str(body["model"]), safe="")
         return self._http.events(f"/model/{model}/invoke-with-response-stream", sent, exchange)
+
+
+def sign_in_state(env: Mapping[str, str], home: Path) -> str:
+    """Where AWS's credential chain would look first, judged from `env` and the files under
+    `home` alone (no service is asked)."""
+    if find_spec("botocore") is None:
+        return f"needs botocore: {_EXTRA}"
+    if env.get("AWS_ACCESS_KEY_ID") and env.get("AWS_SECRET_ACCESS_KEY"):
+        return "AWS keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+    if env.get("AWS_PROFILE"):
+        return f"AWS profile {env['AWS_PROFILE']}"
+    if env.get("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") or env.get(
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI"
+    ):
+        return "the container's role"
+    files = (
+        env.get("AWS_SHARED_CREDENTIALS_FILE") or home / ".aws" / "credentials",
+        env.get("AWS_CONFIG_FILE") or home / ".aws" / "config",
+    )
+    if any(Path(f).is_file() for f in files):
+        return "the default AWS profile"
+    return (
+        "not signed in — set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_PROFILE, or run "
+        "`aws sso login` (an instance role is used where there is one)"
+    )

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit
 
@@ -237,3 +239,21 @@ class VertexProvider:
         """Release connections."""
         await self._claude.aclose()
         await self._gemini.aclose()
+
+
+def sign_in_state(env: Mapping[str, str], home: Path) -> str:
+    """Which Application Default Credentials google-auth would find, judged from `env` and the
+    files under `home` alone (no service is asked)."""
+    if find_spec("google.auth") is None:
+        return f"needs google-auth: {_EXTRA}"
+    if named := env.get("GOOGLE_APPLICATION_CREDENTIALS"):
+        if Path(named).is_file():
+            return f"ADC file {named} (GOOGLE_APPLICATION_CREDENTIALS)"
+        return f"GOOGLE_APPLICATION_CREDENTIALS names no file: {named}"
+    gcloud = Path(env.get("CLOUDSDK_CONFIG") or home / ".config" / "gcloud")
+    if (gcloud / "application_default_credentials.json").is_file():
+        return "gcloud's application-default credentials"
+    return (
+        "not signed in — run `gcloud auth application-default login` "
+        "(a VM's service account is used where there is one)"
+    )
