@@ -21,6 +21,7 @@ import pytest
 from auger.llm.errors import ProviderError
 from auger.llm.eventstream import EventStreamDecoder, FrameError
 from auger.llm.sigv4 import AwsCredentials, clock_offset, sign
+from support.bedrock import STREAM_TYPE as STREAM
 from support.bedrock import BedrockServer, chunk, frame
 from support.cli import Project, json_lines
 from support.strict import Step
@@ -222,3 +223,92 @@ async def test_an_exception_event_ends_the_stream_classified() -> None:
             ]
         )
     assert raised.value.kind == "rate_limit" and "slow down" in raised.value.message
+
+
+async def test_the_body_keeps_thinking_and_cache_breakpoints_and_counts_cache_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from auger.llm.formats import FORMATS, Endpoint
+    from auger.llm.messages import UserMessage
+    from auger.llm.provider import Model, PassThrough, Request
+    from auger.llm.records import TokenUsageDone
+    from auger.llm.usage import Usage
+    from support.bedrock import reframe
+    from support.server import FakeServer, Reply
+    from support.strict import messages_reply
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", KEY)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    sse = messages_reply(Step(text="Hi."), "Hm.", "sig", 1).replace(
+        b'"input_tokens": 10', b'"input_tokens": 10, "cache_read_input_tokens": 2048'
+    )
+    model = Model("bedrock", MODEL, "bedrock", max_output=64000, reasoning=True)
+    with FakeServer() as server:
+        server.queue(Reply(body=reframe(sse), headers={"content-type": STREAM}))
+        provider = FORMATS["bedrock"].build(Endpoint("bedrock", server.url))
+        request = Request(model, "Be brief.", (UserMessage.of("hi"),), reasoning="low")
+        try:
+            records = [r async for r in provider.stream(request, PassThrough())]
+        finally:
+            await provider.aclose()
+        body = server.requests[0].body
+    assert body["anthropic_version"] == "bedrock-2023-05-31"
+    assert "model" not in body and "stream" not in body
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 4096}
+    assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert TokenUsageDone(Usage(2058, 5, 2048)) in records
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", ["sso", "container"])
+def test_temporary_credentials_from_sso_or_a_container_role_sign_the_loop(
+    tmp_path: Path, source: str
+) -> None:
+    from support.server import FakeServer, Reply
+
+    expiry = "2099-01-01T00:00:00Z"
+    with (
+        BedrockServer(LOOP[::2], secrets={"ASIAROLE": "role-secret"}, token="role-token") as server,
+        FakeServer() as issuer,
+    ):
+        if source == "sso":  # GetRoleCredentials, for the token `aws sso login` cached
+            role = {"accessKeyId": "ASIAROLE", "secretAccessKey": "role-secret"}
+            role |= {"sessionToken": "role-token", "expiration": 4102444800000}
+            issuer.queue(Reply(body=json.dumps({"roleCredentials": role}).encode()))
+            env = {"AWS_PROFILE": "dev", "AWS_ENDPOINT_URL_SSO": issuer.url}
+        else:  # ECS/EKS: the container credentials endpoint
+            creds = {"AccessKeyId": "ASIAROLE", "SecretAccessKey": "role-secret"}
+            creds |= {"Token": "role-token", "Expiration": expiry}
+            issuer.queue(Reply(body=json.dumps(creds).encode()))
+            env = {
+                "AWS_CONTAINER_CREDENTIALS_FULL_URI": f"{issuer.url}/v2/credentials/abc",
+                "AWS_CONTAINER_AUTHORIZATION_TOKEN": "container-auth",
+            }
+        project = _bedrock_project(tmp_path, server, **env)
+        (tmp_path / "aws-config").write_text(
+            "[profile dev]\nsso_session = corp\nsso_account_id = 111122223333\n"
+            "sso_role_name = Developer\n"
+            "[sso-session corp]\nsso_region = us-east-1\n"
+            "sso_start_url = https://corp.awsapps.com/start\n"
+        )
+        cache = tmp_path / ".aws" / "sso" / "cache"
+        cache.mkdir(parents=True)
+        token = {"startUrl": "https://corp.awsapps.com/start", "region": "us-east-1"}
+        token |= {"accessToken": "sso-access-token", "expiresAt": expiry}
+        (cache / "ee0bfd2552fbd840c02cc48b6e823320543c450f.json").write_text(json.dumps(token))
+        code, records, stderr = _run(project, "read notes.txt")
+        assert code == 0, stderr
+        asked = issuer.requests
+        assert server.refused == [] and server.violations == []
+    assert len(asked) == 1  # fetched once for the whole loop
+    if source == "sso":
+        assert asked[0].path == (
+            "/federation/credentials?role_name=Developer&account_id=111122223333"
+        )
+        assert asked[0].headers["x-amz-sso_bearer_token"] == "sso-access-token"
+    else:
+        assert asked[0].path == "/v2/credentials/abc"
+        assert asked[0].headers["authorization"] == "container-auth"
+    assert records[-1]["stop_reason"] == "completed"
