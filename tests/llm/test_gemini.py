@@ -161,7 +161,8 @@ async def test_a_signature_bound_to_another_system_prompt_is_not_sent() -> None:
     results = [ToolResultMessage(c.call_id, c.name, (TextPart("ok"),)) for c in reply.tool_calls]
     edited = Request(FLASH, "Be verbose.", (PARTY, reply, *results))
     parts = gemini.request_body(edited)["contents"][1]["parts"]
-    assert all("thoughtSignature" not in p for p in parts)
+    # the real one is bound to the old prompt: the first call says its signature is gone
+    assert [p.get("thoughtSignature") for p in parts] == [gemini._UNSIGNED, None, None]
 
 
 async def test_thoughts_stream_as_reasoning_and_are_not_sent_back() -> None:
@@ -225,6 +226,23 @@ async def test_an_error_inside_the_stream_is_classified() -> None:
     assert raised.value.kind == "overloaded" and raised.value.retryable
 
 
+def test_calls_another_model_made_carry_the_sentinel_that_skips_validation() -> None:
+    claude = AssistantMessage(
+        (ToolCall("toolu_1", "read", "{}"), ToolCall("toolu_2", "ls", "{}")),
+        provider="anthropic",
+        model="claude-opus-5-5",
+        api="messages",
+    )
+    results = [
+        ToolResultMessage(f"toolu_{n}", t, (TextPart("ok"),)) for n, t in ((1, "read"), (2, "ls"))
+    ]
+    parts = gemini.request_body(Request(FLASH, "", (PARTY, claude, *results)))["contents"][1][
+        "parts"
+    ]
+    assert [p.get("thoughtSignature") for p in parts] == ["skip_thought_signature_validator", None]
+    assert all("id" not in p["functionCall"] for p in parts)  # another server's ids stay home
+
+
 def test_the_request_names_the_system_tools_and_budget() -> None:
     tool = ToolSpec(
         "read", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}
@@ -258,7 +276,10 @@ def test_a_failed_call_answers_with_the_error_key_and_its_own_id() -> None:
     failed = ToolResultMessage("fc_7", "read", (TextPart("no such file"),), is_error=True)
     contents = gemini.request_body(Request(FLASH, "", (PARTY, reply, failed)))["contents"]
     assert contents[1]["parts"] == [
-        {"functionCall": {"name": "read", "args": {"path": "x"}, "id": "fc_7"}}
+        {
+            "functionCall": {"name": "read", "args": {"path": "x"}, "id": "fc_7"},
+            "thoughtSignature": gemini._UNSIGNED,
+        }
     ]
     assert contents[2]["parts"] == [
         {"functionResponse": {"name": "read", "response": {"error": "no such file"}, "id": "fc_7"}}

@@ -7,7 +7,8 @@ last part of a text answer), and cumulative `usageMetadata`. Before answering it
 https://ai.google.dev/gemini-api/docs/thought-signatures requires, answering 400 otherwise:
 
 - every step of the current turn (the model contents after the last user text) has, on its
-  first `functionCall` part, a signature this server issued;
+  first `functionCall` part, a signature this server issued (or the documented sentinel that
+  skips the check, for calls another model made);
 - each model content of function calls is followed by a user content with exactly as many
   `functionResponse` parts, named like the calls;
 - the key comes in `x-goog-api-key` (unless `key` is `None`: Vertex checks a bearer) and
@@ -24,6 +25,7 @@ from support.server import FakeServer, Reply, Seen, sse
 from support.strict import Step
 
 GeminiStep = Step | tuple[Step, ...]
+SKIP = "skip_thought_signature_validator"  # the documented way to replay another model's calls
 PATH = re.compile(r"^(?P<prefix>.*)/models/(?P<model>[^/:]+):streamGenerateContent\?alt=sse$")
 
 
@@ -76,7 +78,8 @@ class GeminiServer(FakeServer):
             if any(not isinstance(c.get("args"), dict) for c in calls):
                 return "Invalid JSON payload: functionCall.args must be an object"
             first = next(p for p in parts if "functionCall" in p)
-            if i >= start and first.get("thoughtSignature") not in self.issued:
+            signature = first.get("thoughtSignature")
+            if i >= start and signature not in self.issued and signature != SKIP:
                 return (
                     "Function call is missing a thought_signature in functionCall parts. "
                     "This is required for tools to work correctly."

@@ -46,6 +46,9 @@ API: ApiName = "gemini"
 THINKING_BUDGETS = {"low": 4096, "medium": 10_000, "high": 32_000}  # Gemini 2.5's budgets
 _THOUGHT = "thought:"  # a signature issued on a thought part, with the thought's text
 _NEXT = "next:"  # a signature issued on the part that follows it in the message
+# Google's sentinel for a first call without its signature (another model's, or dropped with a
+# prefix that changed): Gemini 3 skips its check instead of refusing the request.
+_UNSIGNED = "skip_thought_signature_validator"
 _OWN_ID = "auger_"  # a call id made here: the server sent none, so none goes back
 _LEVELS = {"low": "low", "medium": "high", "high": "high"}  # Gemini 3 Pro takes low and high
 _encode = msgspec.json.encode
@@ -108,6 +111,8 @@ def _model_parts(index: int, message: AssistantMessage, replay: Replay) -> list[
         if pending is not None:
             out["thoughtSignature"] = pending
             pending = None
+        elif "functionCall" in out and not any("functionCall" in p for p in parts):
+            out["thoughtSignature"] = _UNSIGNED  # a call whose signature is gone, or never was
         if "text" not in out or out["text"] or "thoughtSignature" in out:
             parts.append(out)
     if pending is not None:
