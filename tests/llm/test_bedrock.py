@@ -312,3 +312,13 @@ def test_temporary_credentials_from_sso_or_a_container_role_sign_the_loop(
         assert asked[0].path == "/v2/credentials/abc"
         assert asked[0].headers["authorization"] == "container-auth"
     assert records[-1]["stop_reason"] == "completed"
+
+
+def test_an_overlong_prompt_is_a_context_overflow_in_bedrock_words() -> None:
+    from auger.llm.bedrock import _Chunks
+
+    headers = {":exception-type": "validationException", ":message-type": "exception"}
+    refused = frame(headers, b'{"message":"Input is too long for requested model."}')
+    with pytest.raises(ProviderError) as raised:
+        _Chunks("bedrock").feed(refused)
+    assert raised.value.kind == "context_overflow"

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit
 
 from auger.llm.anthropic import AnthropicProvider
-from auger.llm.errors import ProviderError
+from auger.llm.errors import ProviderError, classify_status
 from auger.llm.eventstream import EventStreamDecoder, FrameError
 from auger.llm.http import HttpClient
 from auger.llm.provider import Exchange
@@ -67,9 +67,10 @@ class _Chunks:
             if headers.get(":message-type") == "exception":
                 kind = str(headers.get(":exception-type", ""))
                 detail = _message(text) or kind
-                raise ProviderError(
-                    _EXCEPTIONS.get(kind, "server"), f"{self._provider}: {kind}: {detail}"
-                )
+                cause = _EXCEPTIONS.get(kind, "server")
+                if classify_status(400, detail) == "context_overflow":
+                    cause = "context_overflow"  # a validationException in the prompt's words
+                raise ProviderError(cause, f"{self._provider}: {kind}: {detail}")
             if headers.get(":event-type") == "chunk":
                 out.append(("message", _chunk(self._provider, text)))
         return out
