@@ -322,3 +322,13 @@ def test_an_overlong_prompt_is_a_context_overflow_in_bedrock_words() -> None:
     with pytest.raises(ProviderError) as raised:
         _Chunks("bedrock").feed(refused)
     assert raised.value.kind == "context_overflow"
+
+
+def test_an_error_message_of_the_framing_is_a_server_error() -> None:
+    from auger.llm.bedrock import _Chunks
+
+    headers = {":message-type": "error", ":error-code": "InternalFailure"}
+    with pytest.raises(ProviderError) as raised:
+        _Chunks("bedrock").feed(frame(headers | {":error-message": "try again"}, b""))
+    assert raised.value.kind == "server" and raised.value.retryable
+    assert raised.value.message == "bedrock: InternalFailure: try again"

@@ -56,6 +56,7 @@ class _Chunks:
         self._frames = EventStreamDecoder()
 
     def feed(self, chunk: bytes) -> list[tuple[str, str]]:
+        """The Messages events completed by `chunk`; an exception or error message raises."""
         try:
             messages = self._frames.feed(chunk)
         except FrameError as exc:
@@ -64,6 +65,9 @@ class _Chunks:
         for message in messages:
             headers = message.headers
             text = message.payload.decode(errors="replace")
+            if headers.get(":message-type") == "error":  # the framing's own error message
+                code, why = headers.get(":error-code", "error"), headers.get(":error-message", "")
+                raise ProviderError("server", f"{self._provider}: {code}: {why or text[:300]}")
             if headers.get(":message-type") == "exception":
                 kind = str(headers.get(":exception-type", ""))
                 detail = _message(text) or kind
