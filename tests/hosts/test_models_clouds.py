@@ -66,3 +66,12 @@ def test_clouds_without_credentials_say_what_to_run(project: Project) -> None:
         "not signed in — run `gcloud auth application-default login` "
         "(a VM's service account is used where there is one)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("cloud", "how"), [("bedrock", "aws sso login"), ("vertex", "gcloud auth")]
+)
+def test_login_to_a_cloud_says_how_it_signs_in(project: Project, cloud: str, how: str) -> None:
+    result = project.run("login", cloud, stdin="a-key\n")
+    assert result.returncode == 2 and "needs no key" in result.stderr and how in result.stderr
+    assert not (project.home / "auth.json").exists()  # nothing was saved

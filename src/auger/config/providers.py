@@ -47,6 +47,8 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "api": "bedrock",
         "base_url": "https://bedrock-runtime.{region}.amazonaws.com",  # the profile's region
         "base_url_env": "BEDROCK_BASE_URL",
+        "sign_in": "AWS credentials, as the AWS CLI finds them: `aws configure`, AWS_PROFILE, "
+        "`aws sso login`, or a container or instance role",
         "base_url_from": {
             "AWS_REGION": "https://bedrock-runtime.{}.amazonaws.com",
             "AWS_DEFAULT_REGION": "https://bedrock-runtime.{}.amazonaws.com",
@@ -56,6 +58,8 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "api": "vertex",
         "base_url": "https://aiplatform.googleapis.com/v1",  # the global location
         "base_url_env": "VERTEX_BASE_URL",
+        "sign_in": "Application Default Credentials: `gcloud auth application-default login`, "
+        "GOOGLE_APPLICATION_CREDENTIALS, or a VM's service account",
         "base_url_from": {
             "GOOGLE_CLOUD_LOCATION": "https://{}-aiplatform.googleapis.com/v1",
             "CLOUD_ML_REGION": "https://{}-aiplatform.googleapis.com/v1",
@@ -158,8 +162,8 @@ BUILTIN: dict[str, dict[str, Any]] = {
 
 
 def key_hint(row: dict[str, Any]) -> str:
-    """What a provider needs to be used: its key variable, or that it needs none."""
-    return str(row.get("api_key_env") or _LOCAL)
+    """What a provider needs to be used: its key variable, its cloud's sign-in, or nothing."""
+    return str(row.get("api_key_env") or row.get("sign_in") or _LOCAL)
 
 
 def key_variable(provider: str, settings: Mapping[str, Any]) -> str:
