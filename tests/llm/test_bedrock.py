@@ -10,13 +10,18 @@ stand-in that recomputes every signature from the secret.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import struct
+import zlib
 from datetime import UTC, datetime
 from email.utils import formatdate
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from auger.llm.errors import ProviderError
 from auger.llm.eventstream import EventStreamDecoder, FrameError
@@ -92,6 +97,17 @@ def test_the_frame_decoder_agrees_with_botocore_at_every_split() -> None:
         decoder = EventStreamDecoder()
         messages = decoder.feed(FRAMES[:cut]) + decoder.feed(FRAMES[cut:])
         assert [(m.headers, m.payload) for m in messages] == expected
+
+
+@given(st.binary(max_size=64), st.binary(max_size=300))
+def test_headers_of_any_bytes_decode_or_are_refused(raw_headers: bytes, tail: bytes) -> None:
+    # CRCs that match over headers that do not parse: still only a FrameError
+    prelude = struct.pack(">II", 12 + len(raw_headers) + 4, len(raw_headers))
+    prelude += struct.pack(">I", zlib.crc32(prelude))
+    message = prelude + raw_headers
+    message += struct.pack(">I", zlib.crc32(message))
+    with contextlib.suppress(FrameError):
+        EventStreamDecoder().feed(message + tail)
 
 
 def test_a_corrupt_frame_is_refused() -> None:

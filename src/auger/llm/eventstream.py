@@ -90,7 +90,10 @@ class EventStreamDecoder:
             (message_crc,) = struct.unpack_from(">I", buffer, total - 4)
             if zlib.crc32(buffer[: total - 4]) != message_crc:
                 raise FrameError("the message's CRC does not match")
-            headers = _headers(bytes(buffer[_PRELUDE : _PRELUDE + header_size]))
+            try:
+                headers = _headers(bytes(buffer[_PRELUDE : _PRELUDE + header_size]))
+            except (struct.error, IndexError, UnicodeDecodeError, ValueError) as exc:
+                raise FrameError(f"unreadable headers: {exc}") from None
             out.append(Message(headers, bytes(buffer[_PRELUDE + header_size : total - 4])))
             del buffer[:total]
         return out
