@@ -170,3 +170,20 @@ def test_a_bare_name_goes_to_its_maker_before_a_cloud_that_hosts_it() -> None:
     assert find("claude-opus-4-6") == "anthropic/claude-opus-4-6"
     assert find("gemini-3.8") == "google/gemini-3.8-flash"
     assert find("claude-haiku-4-5@20251001") == "vertex/claude-haiku-4-5@20251001"  # only there
+
+
+async def test_an_unreadable_adc_file_is_one_clear_auth_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from auger.llm.errors import ProviderError
+
+    broken = tmp_path / "adc.json"
+    broken.write_text('{"type": "authorized_user",')
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(broken))
+    with pytest.raises(ProviderError) as raised:
+        await GoogleAccount(HttpTransport()).token()
+    assert raised.value.kind == "auth"
+    assert raised.value.message == (
+        f"vertex: File {broken} is not a valid json file. — "
+        "run `gcloud auth application-default login`"
+    )

@@ -67,7 +67,7 @@ class GoogleAccount:
             self._credentials, self._project = google.auth.default(scopes=[SCOPE])
         except google.auth.exceptions.DefaultCredentialsError as exc:
             raise ProviderError(
-                "auth", f"vertex: {exc} — run `gcloud auth application-default login`"
+                "auth", f"vertex: {_reason(exc)} — run `gcloud auth application-default login`"
             ) from None
 
     async def project(self) -> str:
