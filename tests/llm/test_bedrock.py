@@ -348,3 +348,63 @@ def test_an_error_message_of_the_framing_is_a_server_error() -> None:
         _Chunks("bedrock").feed(frame(headers | {":error-message": "try again"}, b""))
     assert raised.value.kind == "server" and raised.value.retryable
     assert raised.value.message == "bedrock: InternalFailure: try again"
+
+
+class _Imds:
+    """EC2's instance metadata service (IMDSv2: a session token first), one role."""
+
+    def __init__(self) -> None:
+        from support.server import FakeServer, Reply, Seen, _Handler
+
+        creds = {"Code": "Success", "AccessKeyId": "ASIAROLE", "SecretAccessKey": "role-secret"}
+        creds |= {"Token": "role-token", "Expiration": "2099-01-01T00:00:00Z"}
+        routes = {
+            ("PUT", "/latest/api/token"): b"imds-session",
+            ("GET", "/latest/meta-data/iam/security-credentials/"): b"auger-role",
+            ("GET", "/latest/meta-data/iam/security-credentials/auger-role"): json.dumps(creds),
+        }
+
+        class Server(FakeServer):
+            def _take(self, seen: Seen) -> Reply:
+                self.requests.append(seen)
+                body = routes.get((seen.method, seen.path))
+                if body is None or (
+                    seen.method == "GET"
+                    and seen.headers.get("x-aws-ec2-metadata-token") != "imds-session"
+                ):
+                    return Reply(401, b"")
+                data = body if isinstance(body, bytes) else body.encode()
+                return Reply(body=data, headers={"content-type": "text/plain"})
+
+        class Handler(_Handler):
+            def do_PUT(self) -> None:
+                self._serve()
+
+        self.server = Server()
+        self.server._server.RequestHandlerClass = Handler
+
+
+@pytest.mark.slow
+def test_an_instance_role_signs_the_loop(tmp_path: Path) -> None:
+    imds = _Imds()
+    try:
+        with BedrockServer(
+            LOOP[::2], secrets={"ASIAROLE": "role-secret"}, token="role-token"
+        ) as server:
+            env = {
+                "AWS_EC2_METADATA_DISABLED": "false",
+                "AWS_EC2_METADATA_SERVICE_ENDPOINT": imds.server.url,
+            }
+            code, records, stderr = _run(
+                _bedrock_project(tmp_path, server, **env), "read notes.txt"
+            )
+            assert code == 0, stderr
+            assert server.refused == [] and server.violations == []
+    finally:
+        imds.server.close()
+    assert [(r.method, r.path) for r in imds.server.requests] == [
+        ("PUT", "/latest/api/token"),
+        ("GET", "/latest/meta-data/iam/security-credentials/"),
+        ("GET", "/latest/meta-data/iam/security-credentials/auger-role"),
+    ]
+    assert records[-1]["stop_reason"] == "completed"
