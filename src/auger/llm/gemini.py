@@ -77,7 +77,7 @@ def _user_part(part: UserPart) -> dict[str, Any]:
     return {"text": part.text}
 
 
-def _function_response(message: ToolResultMessage, api: str) -> list[dict[str, Any]]:
+def _function_response(message: ToolResultMessage) -> list[dict[str, Any]]:
     key = "error" if message.is_error else "output"  # the keys the API reference names
     response: dict[str, Any] = {"name": message.name, "response": {key: message.text}}
     if not message.call_id.startswith(_OWN_ID):
@@ -126,7 +126,7 @@ def contents(request: Request, api: str = API) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for index, message in enumerate(request.messages):
         if isinstance(message, ToolResultMessage):
-            role, parts = "user", _function_response(message, api)
+            role, parts = "user", _function_response(message)
         elif isinstance(message, AssistantMessage):
             role, parts = "model", _model_parts(index, message, replay)
         else:
