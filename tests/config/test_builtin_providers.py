@@ -12,14 +12,21 @@ from auger.config.providers import BUILTIN
 from auger.llm.messages import UserMessage
 from auger.llm.provider import PassThrough, Request
 from auger.llm.records import Record, TextDone
-from support.server import FakeServer, Reply
+from support.server import FakeServer, Reply, sse
 from support.strict import Step, chat_reply, messages_reply, responses_reply
 
-ENDPOINT = {"messages": "/v1/messages", "responses": "/responses"}
+ENDPOINT = {
+    "messages": "/v1/messages",
+    "responses": "/responses",
+    "gemini": "/models/m:streamGenerateContent?alt=sse",
+}
 DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-in must see)
     "anthropic": "https://api.anthropic.com",
     "openai": "https://api.openai.com/v1",
-    "google": "https://generativelanguage.googleapis.com/v1beta/openai",
+    "google": "https://generativelanguage.googleapis.com/v1beta",
+    "google-openai": "https://generativelanguage.googleapis.com/v1beta/openai",
+    "bedrock": "https://bedrock-runtime.{region}.amazonaws.com",
+    "vertex": "https://aiplatform.googleapis.com/v1",
     "openrouter": "https://openrouter.ai/api/v1",
     "deepseek": "https://api.deepseek.com",
     "mistral": "https://api.mistral.ai/v1",
@@ -35,7 +42,9 @@ DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-
     "llama.cpp": "http://localhost:8080/v1",
     "local": "~/.auger/models",  # not a server: the folder of named GGUFs (tests/llm/test_local.py)
 }
-HTTP = sorted(name for name, row in BUILTIN.items() if row["api"] != "llamacpp")
+# the clouds sign each request with their own credentials: tests/llm/test_bedrock.py, test_vertex.py
+CLOUDS = {"bedrock", "vertex"}
+HTTP = sorted(n for n, row in BUILTIN.items() if row["api"] != "llamacpp" and n not in CLOUDS)
 
 
 def _reply(api: str) -> bytes:
@@ -44,6 +53,10 @@ def _reply(api: str) -> bytes:
         return messages_reply(step, "t", "sig", 1)
     if api == "responses":
         return responses_reply(step, "t", "gAAAA", 1)
+    if api == "gemini":
+        return sse(
+            {"candidates": [{"content": {"parts": [{"text": "hi"}]}, "finishReason": "STOP"}]}
+        )
     return chat_reply(step, "t", None, 1)
 
 
@@ -78,6 +91,7 @@ async def test_a_builtin_provider_needs_only_its_key(name: str) -> None:
     assert seen.path == prefix.rstrip("/") + ENDPOINT.get(row["api"], "/chat/completions")
     if "api_key_env" in row:
         sent = seen.headers.get("x-api-key") or seen.headers.get("api-key")
+        sent = sent or seen.headers.get("x-goog-api-key")
         sent = sent or seen.headers["authorization"].removeprefix("Bearer ")
         assert sent == "sk-only-this"
     else:

@@ -31,7 +31,7 @@ def test_unknown_provider_lists_the_known_ones() -> None:
     with pytest.raises(ConfigError) as err:
         provider_config("nope", {}, {"providers": {"local": {"api": "chat-completions"}}})
     assert "unknown provider 'nope'" in str(err.value)
-    assert "anthropic, azure, cerebras," in str(err.value)
+    assert "anthropic, azure, bedrock, cerebras," in str(err.value)
     assert "llama.cpp, lmstudio, local, mistral" in str(err.value)
 
 

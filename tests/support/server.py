@@ -32,6 +32,7 @@ class Seen:
     headers: dict[str, str]
     body: dict[str, Any]
     received: float = 0.0  # time.perf_counter() when the request line arrived
+    raw: bytes = b""  # the body as it came (what a signature covers)
 
 
 _NO_REPLY = Reply(500, json.dumps({"error": {"message": "no reply queued"}}).encode())
@@ -75,7 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {}
         headers = {k.lower(): v for k, v in self.headers.items()}
-        seen = Seen(self.command, self.path, headers, body, self.received)
+        seen = Seen(self.command, self.path, headers, body, self.received, raw)
         reply = self.server.fake._take(seen)
         chunks = reply.chunks if reply.chunks is not None else [reply.body]
         streamed = reply.chunks is not None or reply.cut_after is not None

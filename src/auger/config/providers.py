@@ -31,11 +31,39 @@ BUILTIN: dict[str, dict[str, Any]] = {
         # moved to Chat Completions in settings: its reasoning models refuse `max_tokens`
         "compat_for": {"chat-completions": {"max_tokens_field": "max_completion_tokens"}},
     },
-    "google": {  # Gemini's OpenAI-compatible endpoint
+    "google": {  # the native Gemini API
+        "api": "gemini",
+        "base_url": "https://generativelanguage.googleapis.com/v1beta",
+        "api_key_env": "GEMINI_API_KEY",
+        "base_url_env": "GEMINI_BASE_URL",
+    },
+    "google-openai": {  # Gemini's OpenAI-compatible endpoint
         "api": "chat-completions",
         "base_url": "https://generativelanguage.googleapis.com/v1beta/openai",
         "api_key_env": "GEMINI_API_KEY",
-        "base_url_env": "GEMINI_BASE_URL",
+        "base_url_env": "GEMINI_OPENAI_BASE_URL",
+    },
+    "bedrock": {  # Claude on Amazon Bedrock: AWS credentials and region (auger[bedrock])
+        "api": "bedrock",
+        "base_url": "https://bedrock-runtime.{region}.amazonaws.com",  # the profile's region
+        "base_url_env": "BEDROCK_BASE_URL",
+        "sign_in": "AWS credentials, as the AWS CLI finds them: `aws configure`, AWS_PROFILE, "
+        "`aws sso login`, or a container or instance role",
+        "base_url_from": {
+            "AWS_REGION": "https://bedrock-runtime.{}.amazonaws.com",
+            "AWS_DEFAULT_REGION": "https://bedrock-runtime.{}.amazonaws.com",
+        },
+    },
+    "vertex": {  # Claude and Gemini on Google Vertex AI: Application Default Credentials
+        "api": "vertex",
+        "base_url": "https://aiplatform.googleapis.com/v1",  # the global location
+        "base_url_env": "VERTEX_BASE_URL",
+        "sign_in": "Application Default Credentials: `gcloud auth application-default login`, "
+        "GOOGLE_APPLICATION_CREDENTIALS, or a VM's service account",
+        "base_url_from": {
+            "GOOGLE_CLOUD_LOCATION": "https://{}-aiplatform.googleapis.com/v1",
+            "CLOUD_ML_REGION": "https://{}-aiplatform.googleapis.com/v1",
+        },
     },
     "openrouter": {
         "api": "chat-completions",
@@ -134,8 +162,8 @@ BUILTIN: dict[str, dict[str, Any]] = {
 
 
 def key_hint(row: dict[str, Any]) -> str:
-    """What a provider needs to be used: its key variable, or that it needs none."""
-    return str(row.get("api_key_env") or _LOCAL)
+    """What a provider needs to be used: its key variable, its cloud's sign-in, or nothing."""
+    return str(row.get("api_key_env") or row.get("sign_in") or _LOCAL)
 
 
 def key_variable(provider: str, settings: Mapping[str, Any]) -> str:

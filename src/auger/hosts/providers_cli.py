@@ -75,7 +75,29 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         gone = ", ".join(f"{n} ({r.on}, use {r.use})" for n, r in sorted(block.retired.items()))
         note += f"  retired: {gone}\n" if gone else ""
         out.write(f"{note}  checked {block.checked}: {', '.join(block.sources)}\n")
+        out.write(f"  sign-in: {_sign_in(name)}\n")
     return 0
+
+
+def _sign_in(provider: str) -> str:
+    """Whether `provider` can be used now: its key, its saved key, or its cloud credentials."""
+    from auger.config.credentials import load_credentials
+    from auger.config.providers import BUILTIN
+
+    home = Path(os.environ.get("HOME") or Path.home())
+    if provider in ("bedrock", "vertex"):
+        from importlib import import_module
+
+        state = import_module(f"auger.llm.{provider}").sign_in_state
+        return str(state(os.environ, home))
+    variable = BUILTIN.get(provider, {}).get("api_key_env")
+    if not variable:
+        return "no key needed"
+    if os.environ.get(variable):
+        return f"{variable} set"
+    if variable in load_credentials(auger_home(os.environ)):
+        return f"{variable} saved by `auger login {provider}`"
+    return f"not signed in — set {variable} or run `auger login {provider}`"
 
 
 def _key_of(args: list[str], usage: str) -> tuple[Path, str] | None:

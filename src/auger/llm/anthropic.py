@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -118,9 +118,10 @@ def _assistant_blocks(
     return blocks
 
 
-def messages_body(request: Request) -> list[dict[str, Any]]:
-    """The request's messages as Messages API turns, the last user turn a cache breakpoint."""
-    replay = Replay(request, API)
+def messages_body(request: Request, api: str = API) -> list[dict[str, Any]]:
+    """The request's messages as Messages API turns, the last user turn a cache breakpoint;
+    `api` is the format whose signatures may go back (a cloud's Messages has its own)."""
+    replay = Replay(request, api)
     ids = CallIds("anthropic")  # ids from other providers may not fit `[a-zA-Z0-9_-]{1,64}`
     out: list[dict[str, Any]] = []
     results: list[dict[str, Any]] | None = None  # the user turn collecting consecutive tool results
@@ -171,12 +172,12 @@ def _thinking(request: Request, body: dict[str, Any]) -> None:
     body["thinking"] = {"type": "enabled", "budget_tokens": budget}
 
 
-def request_body(request: Request) -> dict[str, Any]:
+def request_body(request: Request, api: str = API) -> dict[str, Any]:
     """The JSON body of a streamed Messages call."""
     body: dict[str, Any] = {
         "model": request.model.name,
         "max_tokens": request.max_tokens or request.model.max_output,
-        "messages": messages_body(request),
+        "messages": messages_body(request, api),
         "stream": True,
     }
     if request.system:
@@ -249,6 +250,8 @@ def _raw(kind: str | None, block: dict[str, Any], parts: list[str], signature: s
 class AnthropicProvider(HttpProvider):
     """Streams responses from the Anthropic Messages API (`POST /v1/messages`)."""
 
+    api: ClassVar[str] = API  # a cloud serving Messages names its own
+
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
         """`x-api-key` (when there is one) and the API version."""
         headers = {"anthropic-version": API_VERSION}
@@ -261,7 +264,7 @@ class AnthropicProvider(HttpProvider):
 
         One loop reads every event (no inner generator: each hop costs every delta)."""
         with malformed(self.name):
-            body = request_body(request)
+            body = request_body(request, self.api)
             seal = Sealer(request)
             total = request.model.no_usage  # each response priced alone: a tier is per request
             stop: str | None = None

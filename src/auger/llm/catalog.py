@@ -36,6 +36,7 @@ class ProviderBlock(msgspec.Struct, frozen=True):
     aliases: dict[str, str] = msgspec.field(default_factory=dict)  # sent as the model named
     snapshots: dict[str, str] = msgspec.field(default_factory=dict)  # sent as written
     retired: dict[str, Retirement] = msgspec.field(default_factory=dict)
+    hosts: bool = False  # a cloud serving other makers' models: a bare name prefers the maker
 
 
 class Ambiguous(LookupError):
@@ -100,6 +101,8 @@ def find(name: str, extra: Iterable[str] = ()) -> str | None:
     if not exact:
         lowered = name.lower()
         exact = [s for s in every if lowered in s.partition("/")[2].lower()]
+    makers = [s for s in exact if not getattr(blocks().get(s.partition("/")[0]), "hosts", False)]
+    exact = makers or exact
     if len({_model_of(spec) for spec in exact}) > 1:
         raise Ambiguous(name, exact)
     return _model_of(exact[0]) if len(exact) > 1 else exact[0] if exact else None

@@ -13,7 +13,16 @@ import msgspec
 
 from auger.llm.provider import Provider
 
-ApiName = Literal["messages", "responses", "chat-completions", "llamacpp", "scripted"]
+ApiName = Literal[
+    "messages",
+    "responses",
+    "chat-completions",
+    "gemini",
+    "bedrock",
+    "vertex",
+    "llamacpp",
+    "scripted",
+]
 """The wire formats auger speaks."""
 
 UrlRule = Literal["host", "versioned", "none"]
@@ -84,6 +93,9 @@ FORMATS: dict[ApiName, WireFormat] = {
     "chat-completions": WireFormat(
         "chat-completions", "auger.llm.openai_chat:OpenAIChatProvider", False, "versioned"
     ),
+    "gemini": WireFormat("gemini", "auger.llm.gemini:GeminiProvider", True, "versioned"),
+    "bedrock": WireFormat("bedrock", "auger.llm.bedrock:BedrockProvider", False, "host"),
+    "vertex": WireFormat("vertex", "auger.llm.vertex:VertexProvider", False, "versioned"),
     "llamacpp": WireFormat("llamacpp", "auger.llm.local:LocalProvider", False, "none"),
     "scripted": WireFormat("scripted", "auger.llm.scripted:ScriptedProvider", False, "none"),
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncGenerator, Mapping
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 import msgspec
 
@@ -27,12 +27,24 @@ def _error_message(body: bytes) -> str:
     return str(error)[:300]
 
 
+class Decoder(Protocol):
+    """Turns a stream's byte chunks into `(event, data)` pairs (`SSEDecoder` is one)."""
+
+    def feed(self, chunk: bytes) -> list[tuple[str, str]]:
+        """The events completed by `chunk`, in order."""
+        ...
+
+
 class HttpClient:
     """POSTs JSON and reads server-sent events, for one provider.
 
     `key_env` names the variable that holds the key, so an auth failure can say what to set.
-    `transport` carries the bytes (proxies, TLS, timeouts); a test may pass its own.
+    `transport` carries the bytes (proxies, TLS, timeouts); a test may pass its own. A cloud's
+    client overrides `prepare` (to sign or authorize each request), and `stream_type` with
+    `decoder` for a stream that is not server-sent events.
     """
+
+    stream_type: ClassVar[str] = "text/event-stream"
 
     def __init__(
         self,
@@ -59,10 +71,11 @@ class HttpClient:
         request = HttpRequest(
             "POST",
             url,
-            {"content-type": "application/json", "accept": "text/event-stream"}
+            {"content-type": "application/json", "accept": self.stream_type}
             | {k.lower(): v for k, v in headers.items()},
             json.dumps(body).encode(),
         )
+        request = await self.prepare(request)
         first_event = self._transport.timeouts.first_event
         try:
             # Keep-alive comments reset the idle timer but not this one: it stops at the first
@@ -75,9 +88,9 @@ class HttpClient:
                         error = self._http_error(response, await response.aread())
                         raise self._remember(error, request.content)
                     content_type = response.headers.get("content-type", "")
-                    if not content_type.startswith("text/event-stream"):
+                    if not content_type.startswith(self.stream_type):
                         raise self._not_a_stream(response, content_type, await response.aread(300))
-                    decoder = SSEDecoder()
+                    decoder = self.decoder()
                     async for chunk in response.aiter_bytes():
                         events = decoder.feed(chunk)
                         if events and limit is not None:
@@ -95,6 +108,14 @@ class HttpClient:
                 "network",
                 f"{self.provider}: no response within {first_event:g} s (http.first_event_timeout)",
             ) from None
+
+    async def prepare(self, request: HttpRequest) -> HttpRequest:
+        """The request as it is sent (a cloud signs it here)."""
+        return request
+
+    def decoder(self) -> Decoder:
+        """A fresh decoder of the response stream."""
+        return SSEDecoder()
 
     def _remember(self, error: ProviderError, sent: bytes) -> ProviderError:
         """A server error (HTTP 5xx) answered twice with the same body to the same request is

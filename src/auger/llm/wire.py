@@ -115,6 +115,7 @@ class HttpProvider:
     """
 
     Compat: ClassVar[type[msgspec.Struct]] = NoCompat
+    Client: ClassVar[type[HttpClient]] = HttpClient  # a cloud's signs its requests
 
     def __init__(
         self,
@@ -133,7 +134,7 @@ class HttpProvider:
         except msgspec.ValidationError as exc:
             raise ValueError(f'provider {name!r}: "compat": {exc}') from None
         extra = {k.lower(): v for k, v in (headers or {}).items()}
-        self._http = HttpClient(
+        self._http = self.Client(
             name, base_url, self.auth_headers(api_key) | extra, key_env=key_env, transport=transport
         )
 
