@@ -7,17 +7,22 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from auger.config.credentials import remove_credential, save_credential
+from auger.config.credentials import (
+    remove_credential,
+    remove_signin,
+    save_credential,
+    signed_in,
+)
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home, display
-from auger.config.providers import key_variable
+from auger.config.providers import BUILTIN, key_variable, keyed_providers
 from auger.config.settings import load_settings
 
 if TYPE_CHECKING:  # the catalog is imported by the command that lists it
     from auger.llm.usage import Pricing
 
 MODELS_USAGE = "usage: auger models [--provider PROVIDER]"
-LOGIN_USAGE = "usage: auger login PROVIDER   (the key is read from stdin, or asked for)"
+LOGIN_USAGE = "usage: auger login PROVIDER [--device]   (a sign-in, or an API key read from stdin)"
 LOGOUT_USAGE = "usage: auger logout PROVIDER"
 
 
@@ -92,11 +97,44 @@ def _key_of(args: list[str], usage: str) -> tuple[Path, str] | None:
         return None
 
 
+def _signins() -> list[str]:
+    return sorted(name for name, row in BUILTIN.items() if row.get("signin"))
+
+
+def _choices(home: Path, out: TextIO) -> None:
+    kept = set(signed_in(home))
+    out.write("Sign in with a subscription (auger login NAME; --device without a browser):\n")
+    for name in _signins():
+        state = "signed in" if name in kept else "not signed in"
+        out.write(f"  {name:<12} {state}\n")
+    out.write("Or keep an API key (auger login NAME, the key on stdin):\n")
+    out.write("  " + ", ".join(keyed_providers()) + "\n")
+    out.write(
+        "Claude Free/Pro/Max sign-in is not offered: Anthropic's terms allow it only in "
+        "Anthropic's own apps (use an API key, Bedrock or Vertex).\n"
+    )
+
+
 def login_main(args: list[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
-    """Store a provider's key in auth.json (0600): from stdin, or asked for without echo."""
-    if _help(args, LOGIN_USAGE, "Keep a provider's API key in ~/.auger/auth.json (0600).", out):
+    """Sign in to a provider, or store its key in auth.json (0600): from stdin, or asked for
+    without echo. Without a provider: the choices."""
+    if _help(
+        args, LOGIN_USAGE, "Sign in, or keep a provider's API key in ~/.auger/auth.json.", out
+    ):
         return 0
-    found = _key_of(args, LOGIN_USAGE)
+    if not args:
+        _choices(auger_home(os.environ), out)
+        return 0
+    device = "--device" in args
+    rest = [a for a in args if a != "--device"]
+    if len(rest) == 1 and rest[0] in _signins():
+        from auger.hosts.signin_cli import login
+
+        return login(rest[0], auger_home(os.environ), device=device, out=out)
+    if device:
+        sys.stderr.write(f"auger: --device is for a sign-in ({', '.join(_signins())})\n")
+        return 2
+    found = _key_of(rest, LOGIN_USAGE)
     if found is None:
         return 2
     home, env_var = found
@@ -115,8 +153,12 @@ def login_main(args: list[str], stdin: TextIO = sys.stdin, out: TextIO = sys.std
 
 
 def logout_main(args: list[str], out: TextIO = sys.stdout) -> int:
-    """Forget a provider's key in auth.json."""
-    if _help(args, LOGOUT_USAGE, "Forget a provider's API key kept in ~/.auger/auth.json.", out):
+    """Forget a provider's sign-in or key in auth.json."""
+    if _help(args, LOGOUT_USAGE, "Forget a sign-in or API key kept in ~/.auger/auth.json.", out):
+        return 0
+    if len(args) == 1 and args[0] in _signins():
+        removed = remove_signin(auger_home(os.environ), args[0])
+        out.write(f"signed out of {args[0]}\n" if removed else f"not signed in to {args[0]}\n")
         return 0
     found = _key_of(args, LOGOUT_USAGE)
     if found is None:

@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
+from auger.llm.auth import Authorizer
 from auger.llm.errors import ProviderError, classify_status
 from auger.llm.formats import Endpoint
 from auger.llm.http import HttpClient
@@ -126,6 +127,7 @@ class HttpProvider:
         headers: dict[str, str] | None = None,
         compat: Mapping[str, Any] | None = None,
         transport: Transport | None = None,
+        auth: Authorizer | None = None,
     ) -> None:
         self.name = name
         try:
@@ -134,7 +136,12 @@ class HttpProvider:
             raise ValueError(f'provider {name!r}: "compat": {exc}') from None
         extra = {k.lower(): v for k, v in (headers or {}).items()}
         self._http = HttpClient(
-            name, base_url, self.auth_headers(api_key) | extra, key_env=key_env, transport=transport
+            name,
+            base_url,
+            self.auth_headers(api_key) | extra,
+            key_env=key_env,
+            transport=transport,
+            auth=auth,
         )
 
     @classmethod
@@ -148,6 +155,7 @@ class HttpProvider:
             headers=endpoint.headers,
             compat=endpoint.compat,
             transport=transport,
+            auth=endpoint.auth,
         )
 
     def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:

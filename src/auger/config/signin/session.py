@@ -1,0 +1,70 @@
+"""The `Authorizer` of a kept sign-in: the token read from auth.json, renewed before it expires
+(or when the server refuses it), and written back."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from auger.config.credentials import load_signin, save_signin
+from auger.config.signin.kind import Entry, Kind, Revoked, expired
+from auger.config.signin.web import SignInError
+from auger.llm.errors import ProviderError
+from auger.llm.transport import Transport
+
+
+class SignedIn:
+    """Credentials of provider `kind.name`'s sign-in in `home/auth.json`."""
+
+    def __init__(self, kind: Kind, home: Path, urls: dict[str, str], transport: Transport) -> None:
+        self.kind = kind
+        self.home = home
+        self.urls = urls
+        self.transport = transport
+        self._entry: Entry | None = None
+        self._lock = asyncio.Lock()
+
+    async def prepare(
+        self, headers: dict[str, str], body: dict[str, Any]
+    ) -> tuple[dict[str, str], dict[str, Any]]:
+        """The request with this sign-in's current credentials."""
+        return self.kind.prepare(await self._fresh(renew=False), headers, body)
+
+    async def rejected(self) -> bool:
+        """Renew the token the server refused (it expired early or was rotated)."""
+        await self._fresh(renew=True)
+        return True
+
+    async def _fresh(self, *, renew: bool) -> Entry:
+        async with self._lock:
+            entry = self._entry or load_signin(self.home, self.kind.name)
+            if entry is None or "access" not in entry:
+                raise ProviderError("auth", f"{self._name}: not signed in — {self._again}")
+            if renew or expired(entry):
+                entry = await self._renewed(entry)
+            self._entry = entry
+            return entry
+
+    async def _renewed(self, entry: Entry) -> Entry:
+        try:
+            entry = await self.kind.refresh(entry, self.urls, self.transport)
+        except Revoked as exc:
+            raise ProviderError(
+                "auth",
+                f"{self._name}: the sign-in has expired or was revoked ({exc}) — " + self._again,
+            ) from None
+        except SignInError as exc:
+            raise ProviderError(
+                "network", f"{self._name}: cannot renew the sign-in: {exc}"
+            ) from None
+        save_signin(self.home, self.kind.name, entry)
+        return entry
+
+    @property
+    def _name(self) -> str:
+        return self.kind.name
+
+    @property
+    def _again(self) -> str:
+        return f"sign in again: auger login {self.kind.name}"
