@@ -9,6 +9,7 @@ the endpoints are those of openai/codex `codex-rs/login/src/server.rs` and
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -111,7 +112,7 @@ async def browser_login(
     url = authorize_url(urls["issuer"], redirect_uri, challenge, state)
     try:
         await screen.say(f"Sign in to ChatGPT in your browser:\n  {url}")
-        opened = open_browser(url) if open_browser is not None else None
+        opened = asyncio.ensure_future(open_browser(url)) if open_browser is not None else None
         async with screen.waiting("waiting for the browser"):
             code = await callback.code(timeout)
         if opened is not None:
