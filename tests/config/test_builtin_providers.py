@@ -20,6 +20,8 @@ DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-
     "anthropic": "https://api.anthropic.com",
     "openai": "https://api.openai.com/v1",
     "google": "https://generativelanguage.googleapis.com/v1beta/openai",
+    "chatgpt": "https://chatgpt.com/backend-api/codex",  # signed in: tests/hosts/test_signin_cli.py
+    "copilot": "https://api.githubcopilot.com",
     "openrouter": "https://openrouter.ai/api/v1",
     "deepseek": "https://api.deepseek.com",
     "mistral": "https://api.mistral.ai/v1",
@@ -35,7 +37,9 @@ DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-
     "llama.cpp": "http://localhost:8080/v1",
     "local": "~/.auger/models",  # not a server: the folder of named GGUFs (tests/llm/test_local.py)
 }
-HTTP = sorted(name for name, row in BUILTIN.items() if row["api"] != "llamacpp")
+HTTP = sorted(
+    name for name, row in BUILTIN.items() if row["api"] != "llamacpp" and not row.get("signin")
+)
 
 
 def _reply(api: str) -> bytes:
