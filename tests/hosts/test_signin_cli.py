@@ -234,3 +234,12 @@ def test_login_without_a_provider_lists_the_choices_and_the_sign_in_state(
     assert "chatgpt      not signed in" in result.stdout
     assert "copilot      signed in" in result.stdout
     assert "Claude Free/Pro/Max sign-in is not offered" in result.stdout
+
+
+def test_the_login_command_signs_in_from_a_session(project: Project, chatgpt: AuthServer) -> None:
+    _use(project, chatgpt)
+    project.script([{"text": "unused"}])
+    result = project.run("-p", "/login chatgpt --device", timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "ABCD-1234" in result.stdout and "Signed in to chatgpt" in result.stdout
+    assert _auth(project)["signin"]["chatgpt"]["account_id"] == ACCOUNT

@@ -7,14 +7,14 @@ import asyncio
 import itertools
 import os
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from auger.config.credentials import save_signin
 from auger.config.paths import display
-from auger.config.signin.kind import Entry
+from auger.config.signin.flows import sign_in
 from auger.config.signin.web import SignInError
 
 
@@ -51,42 +51,6 @@ class TerminalScreen:
             self.err.write(f"\r{frame} {label} (Ctrl-C to give up)")
             self.err.flush()
             await asyncio.sleep(0.1)
-
-
-async def _open(url: str) -> None:
-    import webbrowser
-
-    await asyncio.to_thread(webbrowser.open, url)
-
-
-def _has_browser() -> bool:
-    import webbrowser
-
-    try:
-        webbrowser.get()
-    except webbrowser.Error:
-        return False
-    return True
-
-
-async def sign_in(provider: str, env: Mapping[str, str], *, device: bool, screen: Any) -> Entry:
-    """Run `provider`'s flow to its end: the entry to keep."""
-    from auger.config.signin import KINDS, chatgpt, copilot
-    from auger.llm.transport import HttpTransport
-
-    kind = KINDS[provider]
-    urls = kind.urls(env)
-    transport = HttpTransport(env=env)
-    try:
-        if provider == "copilot":
-            return await copilot.device_login(urls, transport, screen, asyncio.sleep)
-        if device or not _has_browser():
-            return await chatgpt.device_login(urls, transport, screen, asyncio.sleep)
-        port = env.get("CHATGPT_CALLBACK_PORT", "").strip()
-        ports = (int(port),) if port.isdigit() else chatgpt.PORTS
-        return await chatgpt.browser_login(urls, transport, screen, ports=ports, open_browser=_open)
-    finally:
-        await transport.aclose()
 
 
 def login(

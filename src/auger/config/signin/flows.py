@@ -1,0 +1,45 @@
+"""Running a sign-in flow to its end, for any host: the browser opened (or the device code
+shown when there is none), the answer awaited, the entry to keep returned."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+
+from auger.config.signin.kind import Entry, Screen
+
+
+async def _open(url: str) -> None:
+    import webbrowser
+
+    await asyncio.to_thread(webbrowser.open, url)
+
+
+def _has_browser() -> bool:
+    import webbrowser
+
+    try:
+        webbrowser.get()
+    except webbrowser.Error:
+        return False
+    return True
+
+
+async def sign_in(provider: str, env: Mapping[str, str], *, device: bool, screen: Screen) -> Entry:
+    """Run `provider`'s flow to its end: the entry to keep."""
+    from auger.config.signin import KINDS, chatgpt, copilot
+    from auger.llm.transport import HttpTransport
+
+    kind = KINDS[provider]
+    urls = kind.urls(env)
+    transport = HttpTransport(env=env)
+    try:
+        if provider == "copilot":
+            return await copilot.device_login(urls, transport, screen, asyncio.sleep)
+        if device or not _has_browser():
+            return await chatgpt.device_login(urls, transport, screen, asyncio.sleep)
+        port = env.get("CHATGPT_CALLBACK_PORT", "").strip()
+        ports = (int(port),) if port.isdigit() else chatgpt.PORTS
+        return await chatgpt.browser_login(urls, transport, screen, ports=ports, open_browser=_open)
+    finally:
+        await transport.aclose()
