@@ -80,9 +80,10 @@ def test_chatgpt_browser_sign_in_verifies_pkce_and_keeps_the_tokens_0600(
     assert "signed in to chatgpt as ada@example.com" in result.stdout
     assert "/oauth/authorize?" in result.stdout  # the URL, for a browser elsewhere
     assert chatgpt.violations == []
-    assert chatgpt.paths()[:2] == ["/oauth/authorize", "/oauth/token"]
+    assert chatgpt.paths() == ["/oauth/authorize", "/oauth/token", "/backend-api/codex/models"]
     entry = _auth(project)["signin"]["chatgpt"]
     assert entry["account_id"] == ACCOUNT and entry["refresh"].startswith("rt-")
+    assert entry["models"] == {"gpt-plan": {"context_window": 272000}, "gpt-plan-mini": {}}
     assert stat.S_IMODE((project.home / "auth.json").stat().st_mode) == 0o600
 
 

@@ -130,6 +130,7 @@ class AuthServer:
                 "/login/oauth/access_token": lambda: self._github_token(form),
                 "/copilot_internal/v2/token": lambda: self._exchange(headers),
                 "/copilot/models": lambda: self._models(headers),
+                "/backend-api/codex/models": lambda: self._chatgpt_models(headers),
             }.get(url.path)
             if route is not None:
                 return route()
@@ -308,6 +309,20 @@ class AuthServer:
                     },
                     {"id": "no-tools", "capabilities": {"type": "chat", "supports": {}}},
                     {"id": "embedder", "capabilities": {"type": "embeddings"}},
+                ]
+            },
+        )
+
+    def _chatgpt_models(self, headers: dict[str, str]) -> Reply:
+        token = headers.get("authorization", "").removeprefix("Bearer ")
+        if token not in self._access or headers.get("chatgpt-account-id") != ACCOUNT:
+            return self._refuse(401, "unauthorized", "codex models: token or account")
+        return _json(
+            200,
+            {
+                "models": [
+                    {"slug": "gpt-plan", "context_window": 272000, "visibility": "list"},
+                    {"slug": "gpt-plan-mini", "visibility": "hide"},
                 ]
             },
         )

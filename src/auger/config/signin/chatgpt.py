@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from auger.config.signin.kind import Entry, Revoked, Screen, Sleep, url_from
+from auger._version import __version__
+from auger.config.signin.kind import Entry, Revoked, Screen, Sleep, models_stale, url_from
 from auger.config.signin.loopback import Callback
 from auger.config.signin.web import Answer, SignInError, call, text
 from auger.llm.transport import Transport
@@ -30,6 +31,7 @@ PORTS = (1455, 1457)  # the loopback ports the client's redirect allow-list hold
 CALLBACK = "/auth/callback"
 DEVICE_WAIT = 15 * 60.0  # how long a device code lives
 _CLAIMS = "https://api.openai.com/auth"
+API = "https://chatgpt.com/backend-api/codex"
 
 
 class ChatGPT:
@@ -39,8 +41,11 @@ class ChatGPT:
     label = "ChatGPT (Plus, Pro, Business, Enterprise, Edu)"
 
     def urls(self, env: Mapping[str, str]) -> dict[str, str]:
-        """The issuer (authorize, token, device endpoints live under it)."""
-        return {"issuer": url_from(env, "CHATGPT_AUTH_BASE_URL", "https://auth.openai.com")}
+        """The issuer (authorize, token, device endpoints live under it) and the model API."""
+        return {
+            "issuer": url_from(env, "CHATGPT_AUTH_BASE_URL", "https://auth.openai.com"),
+            "api": url_from(env, "CHATGPT_BASE_URL", API),
+        }
 
     async def refresh(self, entry: Entry, urls: dict[str, str], transport: Transport) -> Entry:
         """New tokens for the refresh token (which the server may rotate)."""
@@ -58,7 +63,8 @@ class ChatGPT:
             raise Revoked(f"ChatGPT refused to renew the sign-in ({answer.reason()})")
         if not answer.ok:
             raise SignInError(f"ChatGPT's token endpoint answered {answer.reason()}")
-        return _entry(answer, entry)
+        renewed = _entry(answer, entry)
+        return await with_models(renewed, urls, transport) if models_stale(renewed) else renewed
 
     def prepare(
         self, entry: Entry, headers: dict[str, str], body: dict[str, Any]
@@ -119,7 +125,8 @@ async def browser_login(
             await opened
     finally:
         await callback.close()
-    return await _exchange(urls["issuer"], transport, code, redirect_uri, verifier)
+    entry = await _exchange(urls["issuer"], transport, code, redirect_uri, verifier)
+    return await with_models(entry, urls, transport)
 
 
 async def device_login(
@@ -163,7 +170,30 @@ async def device_login(
             await sleep(interval)
     code = text(poll.data, "authorization_code", "ChatGPT")
     verifier = text(poll.data, "code_verifier", "ChatGPT")
-    return await _exchange(issuer, transport, code, issuer + "/deviceauth/callback", verifier)
+    entry = await _exchange(issuer, transport, code, issuer + "/deviceauth/callback", verifier)
+    return await with_models(entry, urls, transport)
+
+
+async def with_models(entry: Entry, urls: dict[str, str], transport: Transport) -> Entry:
+    """`entry` with the models the account may use (Codex's `GET /models`), by slug, with their
+    context windows; the kept list stays when the server would not give one."""
+    headers, _ = ChatGPT().prepare(entry, {}, {})
+    try:
+        answer = await call(
+            transport, f"{urls['api']}/models?client_version={__version__}", headers=headers
+        )
+    except SignInError:
+        return entry
+    listed = answer.data.get("models")
+    if not answer.ok or not isinstance(listed, list):
+        return entry
+    models: dict[str, Any] = {}
+    for item in listed:
+        slug = item.get("slug") if isinstance(item, dict) else None
+        if isinstance(slug, str) and slug:
+            window = item.get("context_window")
+            models[slug] = {"context_window": window} if isinstance(window, int) else {}
+    return entry | {"models": models, "models_at": time.time()}
 
 
 async def _exchange(
@@ -195,6 +225,7 @@ def _entry(answer: Answer, old: Entry) -> Entry:
     )
     refresh = answer.data.get("refresh_token")
     entry: Entry = {
+        **{k: old[k] for k in ("models", "models_at") if k in old},
         "access": access,
         "refresh": refresh if isinstance(refresh, str) and refresh else old.get("refresh"),
         "expires": expires,

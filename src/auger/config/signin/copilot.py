@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from auger.config.signin.kind import Entry, Revoked, Screen, Sleep, url_from
+from auger.config.signin.kind import Entry, Revoked, Screen, Sleep, models_stale, url_from
 from auger.config.signin.web import SignInError, call, text
 from auger.llm.transport import Transport
 
@@ -45,7 +45,7 @@ class Copilot:
         }
 
     async def refresh(self, entry: Entry, urls: dict[str, str], transport: Transport) -> Entry:
-        """A new Copilot token for the kept GitHub token, and the seat's models again."""
+        """A new Copilot token for the kept GitHub token (and the seat's models, once a day)."""
         github = entry.get("refresh")
         if not isinstance(github, str) or not github:
             raise Revoked("the Copilot sign-in holds no GitHub token")
@@ -128,11 +128,12 @@ async def exchange(github: str, urls: dict[str, str], transport: Transport, old:
         "refresh": github,
         "expires": float(expires) if isinstance(expires, (int, float)) else time.time() + 1500,
         "api": api,
-        "models": old.get("models", {}),
+        **{k: old[k] for k in ("models", "models_at") if k in old},
     }
-    models = await seat_models(api, token, transport)
-    if models is not None:
-        entry["models"] = models
+    if models_stale(entry):
+        models = await seat_models(api, token, transport)
+        if models is not None:
+            entry |= {"models": models, "models_at": time.time()}
     return entry
 
 

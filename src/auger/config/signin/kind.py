@@ -17,6 +17,9 @@ its provider adds."""
 MARGIN = 60.0
 """Seconds before expiry at which a token counts as expired (a request must not outlive it)."""
 
+MODELS_TTL = 24 * 3600.0
+"""How long the account's list of models is kept before a renewal fetches it again."""
+
 
 class Revoked(SignInError):
     """The provider refused to renew a sign-in (revoked, expired for good): sign in again."""
@@ -64,6 +67,14 @@ def expired(entry: Entry, now: float | None = None) -> bool:
     if not isinstance(expires, (int, float)):
         return True
     return (time.time() if now is None else now) >= expires - MARGIN
+
+
+def models_stale(entry: Entry, now: float | None = None) -> bool:
+    """Whether `entry`'s list of the account's models is missing or older than `MODELS_TTL`."""
+    at = entry.get("models_at")
+    return (
+        not isinstance(at, (int, float)) or (time.time() if now is None else now) > at + MODELS_TTL
+    )
 
 
 def url_from(env: Mapping[str, str], variable: str, default: str) -> str:
