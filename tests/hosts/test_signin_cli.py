@@ -244,3 +244,15 @@ def test_the_login_command_signs_in_from_a_session(project: Project, chatgpt: Au
     assert result.returncode == 0, result.stderr
     assert "ABCD-1234" in result.stdout and "Signed in to chatgpt" in result.stdout
     assert _auth(project)["signin"]["chatgpt"]["account_id"] == ACCOUNT
+
+
+def test_models_shows_each_sign_in_and_the_models_its_account_offers(project: Project) -> None:
+    path = project.home / "auth.json"
+    seat = {"access": "a", "models": {"seat-model": {"context_window": 64000}}}
+    path.write_text(json.dumps({"signin": {"copilot": seat}}))
+    path.chmod(0o600)
+    result = project.run("models")
+    assert result.returncode == 0, result.stderr
+    assert "chatgpt: not signed in — auger login chatgpt" in result.stdout
+    assert "copilot: signed in; 1 models on this account" in result.stdout
+    assert "copilot/seat-model" in result.stdout and "64000" in result.stdout

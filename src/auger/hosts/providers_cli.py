@@ -55,7 +55,7 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         err.write(f"auger: unexpected {args[0]!r}\n{MODELS_USAGE}\n")
         return 2
     catalog = blocks()
-    if provider is not None and provider not in catalog:
+    if provider is not None and provider not in catalog and provider not in _signins():
         known = ", ".join(sorted(catalog))
         err.write(f"auger: no models listed for {provider!r} — the catalog has {known}\n")
         return 2
@@ -80,7 +80,27 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         gone = ", ".join(f"{n} ({r.on}, use {r.use})" for n, r in sorted(block.retired.items()))
         note += f"  retired: {gone}\n" if gone else ""
         out.write(f"{note}  checked {block.checked}: {', '.join(block.sources)}\n")
+    _signin_states(provider, out)
     return 0
+
+
+def _signin_states(provider: str | None, out: TextIO) -> None:
+    """Each sign-in's state, and the models its account offers (as fetched at sign-in)."""
+    from auger.config.credentials import load_signin
+
+    home = auger_home(os.environ)
+    for name in _signins():
+        if provider not in (None, name):
+            continue
+        entry = load_signin(home, name)
+        if entry is None:
+            out.write(f"{name}: not signed in — auger login {name}\n")
+            continue
+        models = entry.get("models") if isinstance(entry.get("models"), dict) else {}
+        out.write(f"{name}: signed in; {len(models)} models on this account (no per-token price)\n")
+        for model_name, limits in sorted(models.items()):
+            window = limits.get("context_window") if isinstance(limits, dict) else None
+            out.write(f"  {name}/{model_name:<28} {window or '-':>9}\n")
 
 
 def _key_of(args: list[str], usage: str) -> tuple[Path, str] | None:

@@ -192,7 +192,10 @@ async def with_models(entry: Entry, urls: dict[str, str], transport: Transport) 
         slug = item.get("slug") if isinstance(item, dict) else None
         if isinstance(slug, str) and slug:
             window = item.get("context_window")
-            models[slug] = {"context_window": window} if isinstance(window, int) else {}
+            model: dict[str, Any] = {"context_window": window} if isinstance(window, int) else {}
+            if item.get("supported_reasoning_levels"):
+                model["reasoning"] = True
+            models[slug] = model
     return entry | {"models": models, "models_at": time.time()}
 
 
