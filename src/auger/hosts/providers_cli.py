@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from auger.config.credentials import (
     remove_credential,
@@ -96,7 +96,8 @@ def _signin_states(provider: str | None, out: TextIO) -> None:
         if entry is None:
             out.write(f"{name}: not signed in — auger login {name}\n")
             continue
-        models = entry.get("models") if isinstance(entry.get("models"), dict) else {}
+        kept = entry.get("models")
+        models: dict[str, Any] = kept if isinstance(kept, dict) else {}
         out.write(f"{name}: signed in; {len(models)} models on this account (no per-token price)\n")
         for model_name, limits in sorted(models.items()):
             window = limits.get("context_window") if isinstance(limits, dict) else None
