@@ -256,3 +256,29 @@ def test_models_shows_each_sign_in_and_the_models_its_account_offers(project: Pr
     assert "chatgpt: not signed in — auger login chatgpt" in result.stdout
     assert "copilot: signed in; 1 models on this account" in result.stdout
     assert "copilot/seat-model" in result.stdout and "64000" in result.stdout
+
+
+def test_a_revoked_github_token_stops_copilot_with_one_line(
+    project: Project, copilot: AuthServer
+) -> None:
+    _use(project, copilot)
+    copilot.device_pending = 0
+    assert project.run("login", "copilot", timeout=60).returncode == 0
+    data = _auth(project)
+    data["signin"]["copilot"]["expires"] = time.time() - 5  # the Copilot token ran out
+    (project.home / "auth.json").write_text(json.dumps(data))
+    copilot.revoke()  # and the GitHub token was revoked meanwhile
+    result = _run_loop(project, "copilot/seat-model")
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "auger login copilot" in result.stderr
+    assert "/copilot/chat/completions" not in copilot.paths()
+
+
+def test_device_code_sign_in_that_is_not_enabled_says_how_to_enable_it(
+    project: Project, chatgpt: AuthServer
+) -> None:
+    project.env |= chatgpt.env() | {"CHATGPT_AUTH_BASE_URL": chatgpt.url + "/elsewhere"}
+    result = project.run("login", "chatgpt", "--device", timeout=60)
+    assert result.returncode == 2
+    assert "device-code sign-in is not enabled" in result.stderr
+    assert not (project.home / "auth.json").exists()

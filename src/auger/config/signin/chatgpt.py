@@ -78,9 +78,14 @@ class ChatGPT:
 
 
 def pkce() -> tuple[str, str]:
-    """A code verifier and its S256 challenge (RFC 7636 §4.1–4.2)."""
+    """A fresh code verifier (86 URL-safe characters) and its challenge (RFC 7636 §4.1)."""
     verifier = _b64(secrets.token_bytes(64))
-    return verifier, _b64(hashlib.sha256(verifier.encode()).digest())
+    return verifier, challenge(verifier)
+
+
+def challenge(verifier: str) -> str:
+    """The S256 challenge of `verifier`: BASE64URL(SHA256(verifier)), unpadded (§4.2)."""
+    return _b64(hashlib.sha256(verifier.encode("ascii")).digest())
 
 
 def authorize_url(issuer: str, redirect_uri: str, challenge: str, state: str) -> str:

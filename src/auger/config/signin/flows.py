@@ -15,9 +15,19 @@ async def _open(url: str) -> None:
     await asyncio.to_thread(webbrowser.open, url)
 
 
-def _has_browser() -> bool:
+def _has_browser(env: Mapping[str, str]) -> bool:
+    """Whether a browser can be opened where the user sits: not over SSH, nor on a Linux
+    console (where Python would start a text browser in this terminal), unless `BROWSER` says
+    which to use."""
+    import sys
     import webbrowser
 
+    if env.get("BROWSER"):
+        return True
+    if env.get("SSH_CONNECTION") or env.get("SSH_TTY"):
+        return False
+    if sys.platform.startswith("linux") and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
+        return False
     try:
         webbrowser.get()
     except webbrowser.Error:
@@ -36,7 +46,7 @@ async def sign_in(provider: str, env: Mapping[str, str], *, device: bool, screen
     try:
         if provider == "copilot":
             return await copilot.device_login(urls, transport, screen, asyncio.sleep)
-        if device or not _has_browser():
+        if device or not _has_browser(env):
             return await chatgpt.device_login(urls, transport, screen, asyncio.sleep)
         port = env.get("CHATGPT_CALLBACK_PORT", "").strip()
         ports = (int(port),) if port.isdigit() else chatgpt.PORTS

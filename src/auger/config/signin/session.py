@@ -9,7 +9,7 @@ from typing import Any
 
 from auger.config.credentials import load_signin, save_signin
 from auger.config.signin.kind import Entry, Kind, Revoked, expired
-from auger.config.signin.web import SignInError
+from auger.config.signin.web import SignInError, Unreachable
 from auger.llm.errors import ProviderError
 from auger.llm.transport import Transport
 

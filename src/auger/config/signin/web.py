@@ -16,6 +16,10 @@ class SignInError(Exception):
     """A sign-in that could not be completed; the message says why, in one line."""
 
 
+class Unreachable(SignInError):
+    """The endpoint could not be reached (refused, timed out, broken HTTP)."""
+
+
 class Answer(msgspec.Struct, frozen=True):
     """A JSON answer: its status and object (`{}` when the body was not a JSON object)."""
 
@@ -59,7 +63,7 @@ async def call(
             raw = await response.aread()
             status = response.status
     except TransportError as exc:
-        raise SignInError(f"cannot reach {url.split('?')[0]}: {exc}") from None
+        raise Unreachable(f"cannot reach {url.split('?')[0]}: {exc}") from None
     try:
         data = json.loads(raw) if raw.strip() else {}
     except ValueError:
