@@ -54,10 +54,9 @@ class SignedIn:
                 "auth",
                 f"{self._name}: the sign-in has expired or was revoked ({exc}) — " + self._again,
             ) from None
-        except SignInError as exc:
-            raise ProviderError(
-                "network", f"{self._name}: cannot renew the sign-in: {exc}"
-            ) from None
+        except SignInError as exc:  # the network, or a server error: worth another try
+            kind = "network" if isinstance(exc, Unreachable) else "server"
+            raise ProviderError(kind, f"{self._name}: cannot renew the sign-in: {exc}") from None
         save_signin(self.home, self.kind.name, entry)
         return entry
 
