@@ -215,12 +215,22 @@ def test_a_copilot_tool_loop_sends_the_identity_and_who_initiated_each_step(
     assert start.get("model", {}).get("name", "seat-model") == "seat-model"
 
 
-def test_logout_forgets_the_sign_in_and_keeps_the_keys(project: Project) -> None:
+def test_logout_revokes_the_sign_in_and_keeps_the_keys(
+    project: Project, chatgpt: AuthServer
+) -> None:
+    _use(project, chatgpt)
+    access, refresh = chatgpt.tokens()
     path = project.home / "auth.json"
-    path.write_text(json.dumps({"GROQ_API_KEY": "gsk-1", "signin": {"chatgpt": {"access": "a"}}}))
+    path.write_text(
+        json.dumps(
+            {"GROQ_API_KEY": "gsk-1", "signin": {"chatgpt": {"access": access, "refresh": refresh}}}
+        )
+    )
     path.chmod(0o600)
     result = project.run("logout", "chatgpt")
-    assert result.returncode == 0 and "signed out of chatgpt" in result.stdout
+    assert result.returncode == 0
+    assert "signed out of chatgpt: OpenAI revoked its tokens" in result.stdout
+    assert not chatgpt.refresh_valid(refresh) and chatgpt.violations == []
     assert _auth(project) == {"GROQ_API_KEY": "gsk-1"}
 
 

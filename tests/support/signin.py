@@ -124,6 +124,7 @@ class AuthServer:
             route = {
                 "/oauth/authorize": lambda: self._authorize(parse_qs(url.query)),
                 "/oauth/token": lambda: self._token(form, headers),
+                "/oauth/revoke": lambda: self._revoke(body),
                 "/api/accounts/deviceauth/usercode": lambda: self._usercode(body),
                 "/api/accounts/deviceauth/token": lambda: self._device_token(body),
                 "/login/device/code": lambda: self._github_code(form),
@@ -207,6 +208,20 @@ class AuthServer:
             self._refresh.discard(token)  # rotated: each refresh token works once
             return self._tokens_reply()
         return self._refuse(400, "unsupported_grant_type", f"token: grant {grant!r}")
+
+    def _revoke(self, body: dict[str, Any]) -> Reply:
+        if (
+            body.get("token_type_hint") != "refresh_token"
+            or body.get("client_id") != CHATGPT_CLIENT
+        ):
+            return self._refuse(400, "invalid_request", "revoke: hint or client")
+        self._refresh.discard(str(body.get("token")))
+        return _json(200, {})
+
+    def refresh_valid(self, token: str) -> bool:
+        """Whether `token` would still be honoured."""
+        with self._lock:
+            return token in self._refresh
 
     def _usercode(self, body: dict[str, Any]) -> Reply:
         if body.get("client_id") != CHATGPT_CLIENT:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from auger.config.credentials import remove_credential, remove_signin, save_credential, save_signin
+from auger.config.credentials import remove_credential, save_credential, save_signin
 from auger.config.errors import ConfigError
 from auger.config.paths import display
 from auger.config.providers import BUILTIN, key_variable, keyed_providers
@@ -86,9 +86,13 @@ async def logout(ctx: Context) -> None:
         await ctx.say("usage: /logout PROVIDER")
         return
     if provider in SIGNINS:
-        removed = remove_signin(ctx.home, provider)
+        from auger.config.signin.flows import sign_out
+
+        said = await sign_out(provider, ctx.home, ctx.env)
         await ctx.runtime.refresh_credentials()
-        await ctx.say(f"Signed out of {provider}." if removed else f"Not signed in to {provider}.")
+        await ctx.say(
+            f"Signed out of {provider}: {said}." if said else f"Not signed in to {provider}."
+        )
         return
     try:
         variable = key_variable(provider, ctx.settings)

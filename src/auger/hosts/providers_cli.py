@@ -7,12 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from auger.config.credentials import (
-    remove_credential,
-    remove_signin,
-    save_credential,
-    signed_in,
-)
+from auger.config.credentials import remove_credential, save_credential, signed_in
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home, display
 from auger.config.providers import BUILTIN, key_variable, keyed_providers
@@ -178,8 +173,12 @@ def logout_main(args: list[str], out: TextIO = sys.stdout) -> int:
     if _help(args, LOGOUT_USAGE, "Forget a sign-in or API key kept in ~/.auger/auth.json.", out):
         return 0
     if len(args) == 1 and args[0] in _signins():
-        removed = remove_signin(auger_home(os.environ), args[0])
-        out.write(f"signed out of {args[0]}\n" if removed else f"not signed in to {args[0]}\n")
+        import asyncio
+
+        from auger.config.signin.flows import sign_out
+
+        said = asyncio.run(sign_out(args[0], auger_home(os.environ), os.environ))
+        out.write(f"signed out of {args[0]}: {said}\n" if said else f"not signed in to {args[0]}\n")
         return 0
     found = _key_of(args, LOGOUT_USAGE)
     if found is None:

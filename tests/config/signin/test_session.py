@@ -79,3 +79,23 @@ async def test_no_sign_in_kept_is_an_auth_error_naming_the_login(tmp_path: Path)
     auth = SignedIn(KINDS["copilot"], tmp_path, {}, HttpTransport())
     with pytest.raises(ProviderError, match="not signed in — sign in again: auger login copilot"):
         await auth.prepare({}, {})
+
+
+async def test_a_renewal_another_session_made_is_taken_up_not_repeated(
+    tmp_path: Path, server: AuthServer
+) -> None:
+    a1, r1 = server.tokens()
+    auth = _signed_in(tmp_path, server.url, access=a1, refresh=r1, expires=time.time() + 3600)
+    try:
+        first, _ = await auth.prepare({}, {})
+        a2, r2 = server.tokens()  # another auger renewed meanwhile; r1 is spent
+        server.revoke()
+        save_signin(
+            tmp_path, "chatgpt", {"access": a2, "refresh": r2, "expires": time.time() + 3600}
+        )
+        assert await auth.rejected()  # the server refused a1
+        second, _ = await auth.prepare({}, {})
+    finally:
+        await auth.transport.aclose()
+    assert (first["authorization"], second["authorization"]) == (f"Bearer {a1}", f"Bearer {a2}")
+    assert "/oauth/token" not in server.paths()

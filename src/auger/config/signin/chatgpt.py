@@ -66,6 +66,25 @@ class ChatGPT:
         renewed = _entry(answer, entry)
         return await with_models(renewed, urls, transport) if models_stale(renewed) else renewed
 
+    async def revoke(self, entry: Entry, urls: dict[str, str], transport: Transport) -> str:
+        """Revoke the refresh token (RFC 7009, as Codex's logout does), else the access token."""
+        refresh = entry.get("refresh")
+        token, hint = (
+            (refresh, "refresh_token") if refresh else (entry.get("access"), "access_token")
+        )
+        if not isinstance(token, str) or not token:
+            return "there was no token to revoke"
+        body: dict[str, Any] = {"token": token, "token_type_hint": hint}
+        if hint == "refresh_token":
+            body["client_id"] = CLIENT_ID
+        try:
+            answer = await call(transport, urls["issuer"] + "/oauth/revoke", body=body)
+        except SignInError as exc:
+            return f"OpenAI could not be asked to revoke it ({exc})"
+        if not answer.ok:
+            return f"OpenAI did not revoke it ({answer.reason()})"
+        return "OpenAI revoked its tokens"
+
     def prepare(
         self, entry: Entry, headers: dict[str, str], body: dict[str, Any]
     ) -> tuple[dict[str, str], dict[str, Any]]:

@@ -51,6 +51,11 @@ class Copilot:
             raise Revoked("the Copilot sign-in holds no GitHub token")
         return await exchange(github, urls, transport, entry)
 
+    async def revoke(self, entry: Entry, urls: dict[str, str], transport: Transport) -> str:
+        """Nothing to ask: GitHub revokes an app's user token only for a request signed with the
+        app's secret, which a public client has not; the user can, in their settings."""
+        return "revoke its GitHub token at https://github.com/settings/applications"
+
     def prepare(
         self, entry: Entry, headers: dict[str, str], body: dict[str, Any]
     ) -> tuple[dict[str, str], dict[str, Any]]:

@@ -1,11 +1,13 @@
-"""Running a sign-in flow to its end, for any host: the browser opened (or the device code
-shown when there is none), the answer awaited, the entry to keep returned."""
+"""Running a sign-in flow to its end, for any host (the browser opened, or the device code
+shown when there is none; the entry to keep returned), and signing out (revoked, forgotten)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from pathlib import Path
 
+from auger.config.credentials import load_signin, remove_signin
 from auger.config.signin.kind import Entry, Screen
 
 
@@ -53,3 +55,22 @@ async def sign_in(provider: str, env: Mapping[str, str], *, device: bool, screen
         return await chatgpt.browser_login(urls, transport, screen, ports=ports, open_browser=_open)
     finally:
         await transport.aclose()
+
+
+async def sign_out(provider: str, home: Path, env: Mapping[str, str]) -> str | None:
+    """Revoke `provider`'s sign-in at the provider (best effort) and forget it here; what
+    happened, or `None` when there was none."""
+    from auger.config.signin import KINDS
+    from auger.llm.transport import HttpTransport, Timeouts
+
+    entry = load_signin(home, provider)
+    if entry is None:
+        return None
+    kind = KINDS[provider]
+    transport = HttpTransport(env=env, timeouts=Timeouts(connect=10, write=10, idle=10))
+    try:
+        said = await kind.revoke(entry, kind.urls(env), transport)
+    finally:
+        await transport.aclose()
+    remove_signin(home, provider)
+    return said

@@ -57,6 +57,10 @@ class Kind(Protocol):
         """A request's headers and body with this sign-in's credentials."""
         ...
 
+    async def revoke(self, entry: Entry, urls: dict[str, str], transport: Transport) -> str:
+        """Ask the provider to revoke `entry`'s tokens (best effort); what happened, in words."""
+        ...
+
 
 Sleep = Callable[[float], Awaitable[None]]
 

@@ -38,18 +38,29 @@ class SignedIn:
 
     async def _fresh(self, *, renew: bool) -> Entry:
         async with self._lock:
-            entry = self._entry or load_signin(self.home, self.kind.name)
-            if entry is None or "access" not in entry:
-                raise ProviderError("auth", f"{self._name}: not signed in — {self._again}")
+            entry = self._entry or self._kept()
             if renew or expired(entry):
-                entry = await self._renewed(entry)
+                kept = self._kept()  # another session may have renewed it (and rotated it)
+                if kept.get("access") != entry.get("access") and not expired(kept):
+                    entry = kept
+                else:
+                    entry = await self._renewed(kept)
             self._entry = entry
             return entry
 
+    def _kept(self) -> Entry:
+        entry = load_signin(self.home, self.kind.name)
+        if entry is None or "access" not in entry:
+            raise ProviderError("auth", f"{self._name}: not signed in — {self._again}")
+        return entry
+
     async def _renewed(self, entry: Entry) -> Entry:
         try:
-            entry = await self.kind.refresh(entry, self.urls, self.transport)
+            renewed = await self.kind.refresh(entry, self.urls, self.transport)
         except Revoked as exc:
+            kept = load_signin(self.home, self.kind.name)
+            if kept and kept.get("refresh") != entry.get("refresh") and not expired(kept):
+                return kept  # renewed at the same moment by another session, which won
             raise ProviderError(
                 "auth",
                 f"{self._name}: the sign-in has expired or was revoked ({exc}) — " + self._again,
@@ -57,8 +68,8 @@ class SignedIn:
         except SignInError as exc:  # the network, or a server error: worth another try
             kind = "network" if isinstance(exc, Unreachable) else "server"
             raise ProviderError(kind, f"{self._name}: cannot renew the sign-in: {exc}") from None
-        save_signin(self.home, self.kind.name, entry)
-        return entry
+        save_signin(self.home, self.kind.name, renewed)
+        return renewed
 
     @property
     def _name(self) -> str:
