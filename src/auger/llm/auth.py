@@ -1,6 +1,6 @@
 """How a request is authorised when a fixed API key is not enough (sign-in tokens that expire).
 
-A wire format never knows which kind of credential it carries: its client asks the endpoint's
+A wire format never knows which kind of credential it carries: the provider asks the endpoint's
 `Authorizer` for the headers of each request, and tells it when the server refused them.
 """
 

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 import msgspec
 
-from auger.llm.auth import Authorizer
 from auger.llm.errors import ProviderError, classify_status, parse_retry_after
 from auger.llm.provider import Exchange
 from auger.llm.sse import SSEDecoder
-from auger.llm.transport import HttpRequest, HttpTransport, Response, Transport, TransportError
+from auger.llm.transport import HttpRequest, HttpTransport, Transport, TransportError
 
 
 def _error_message(body: bytes) -> str:
@@ -34,8 +32,6 @@ class HttpClient:
 
     `key_env` names the variable that holds the key, so an auth failure can say what to set.
     `transport` carries the bytes (proxies, TLS, timeouts); a test may pass its own.
-    `auth` adds credentials that change (sign-in tokens) to each request, and is asked to renew
-    them once when the server answers 401.
     """
 
     def __init__(
@@ -46,10 +42,8 @@ class HttpClient:
         *,
         key_env: str | None = None,
         transport: Transport | None = None,
-        auth: Authorizer | None = None,
     ) -> None:
         self.provider = provider
-        self.auth = auth
         self.base_url = base_url.rstrip("/")
         self.headers = headers
         self.key_env = key_env
@@ -61,13 +55,22 @@ class HttpClient:
     ) -> AsyncGenerator[tuple[str, str], None]:
         """POST `body` to `path` and yield each server-sent event as `(event, data)`."""
         url = self.base_url + path
+        headers, body = await exchange.before_request(url, dict(self.headers), body)
+        request = HttpRequest(
+            "POST",
+            url,
+            {"content-type": "application/json", "accept": "text/event-stream"}
+            | {k.lower(): v for k, v in headers.items()},
+            json.dumps(body).encode(),
+        )
         first_event = self._transport.timeouts.first_event
         try:
             # Keep-alive comments reset the idle timer but not this one: it stops at the first
             # event, before anything is yielded, so it never fires inside the consumer's code.
             limit: asyncio.Timeout | None
             async with asyncio.timeout(first_event) as limit:
-                async with self._response(url, body, exchange) as (request, response):
+                async with self._transport.stream(request) as response:
+                    await exchange.after_response(url, response.status, dict(response.headers))
                     if response.status >= 400:
                         error = self._http_error(response, await response.aread())
                         raise self._remember(error, request.content)
@@ -93,38 +96,6 @@ class HttpClient:
                 f"{self.provider}: no response within {first_event:g} s (http.first_event_timeout)",
             ) from None
 
-    @asynccontextmanager
-    async def _response(
-        self, url: str, body: dict[str, Any], exchange: Exchange
-    ) -> AsyncIterator[tuple[HttpRequest, Response]]:
-        """The response to `body`; a 401 to sign-in credentials is sent once more, renewed."""
-        request = await self._request(url, body, exchange)
-        async with self._transport.stream(request) as response:
-            await exchange.after_response(url, response.status, dict(response.headers))
-            if response.status != 401 or self.auth is None:
-                yield request, response
-                return
-            detail = await response.aread()
-            if not await self.auth.rejected():
-                raise self._http_error(response, detail)
-        request = await self._request(url, body, exchange)
-        async with self._transport.stream(request) as response:
-            await exchange.after_response(url, response.status, dict(response.headers))
-            yield request, response
-
-    async def _request(self, url: str, body: dict[str, Any], exchange: Exchange) -> HttpRequest:
-        headers = dict(self.headers)
-        if self.auth is not None:
-            headers, body = await self.auth.prepare(headers, body)
-        headers, body = await exchange.before_request(url, headers, body)
-        return HttpRequest(
-            "POST",
-            url,
-            {"content-type": "application/json", "accept": "text/event-stream"}
-            | {k.lower(): v for k, v in headers.items()},
-            json.dumps(body).encode(),
-        )
-
     def _remember(self, error: ProviderError, sent: bytes) -> ProviderError:
         """A server error (HTTP 5xx) answered twice with the same body to the same request is
         deterministic — a third attempt cannot help — so the second one is not retryable."""
@@ -149,7 +120,7 @@ class HttpClient:
         message = _error_message(body)
         kind = classify_status(status, message)
         text = f"{self.provider} returned {status}: {message}"
-        if kind == "auth" and self.key_env and self.auth is None:
+        if kind == "auth" and self.key_env:
             text += f" — set {self.key_env} to a valid API key"
         retry_after = parse_retry_after(response.headers.get("retry-after"))
         ms = parse_retry_after(response.headers.get("retry-after-ms"))
