@@ -54,9 +54,10 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         known = ", ".join(sorted(catalog))
         err.write(f"auger: no models listed for {provider!r} — the catalog has {known}\n")
         return 2
-    out.write(
-        f"{'model':<32} {'context':>9} {'output':>7}  in/out/cache read/write $/M  thinking\n"
-    )
+    if provider is None or provider in catalog:
+        out.write(
+            f"{'model':<32} {'context':>9} {'output':>7}  in/out/cache read/write $/M  thinking\n"
+        )
     for name, block in sorted(catalog.items()):
         if provider not in (None, name):
             continue
