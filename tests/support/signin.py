@@ -323,6 +323,11 @@ class AuthServer:
                         },
                     },
                     {"id": "no-tools", "capabilities": {"type": "chat", "supports": {}}},
+                    {
+                        "id": "responses-only",
+                        "supported_endpoints": ["/responses"],
+                        "capabilities": chat,
+                    },
                     {"id": "embedder", "capabilities": {"type": "embeddings"}},
                 ]
             },

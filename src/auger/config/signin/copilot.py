@@ -60,12 +60,17 @@ class Copilot:
         self, entry: Entry, headers: dict[str, str], body: dict[str, Any]
     ) -> tuple[dict[str, str], dict[str, Any]]:
         """The Copilot token and identity headers; `x-initiator` says whether a person or the
-        agent (a tool loop's next step) sent the request."""
+        agent (a tool loop's next step) sent the request, and a request with images says so."""
         messages = body.get("messages") or [{}]
         last = messages[-1] if isinstance(messages[-1], dict) else {}
-        initiator = "user" if last.get("role") == "user" else "agent"
         out = headers | HEADERS | {"authorization": f"Bearer {entry['access']}"}
-        return out | {"x-initiator": initiator, "openai-intent": "conversation-edits"}, body
+        out |= {
+            "x-initiator": "user" if last.get("role") == "user" else "agent",
+            "openai-intent": "conversation-edits",
+        }
+        if any(_has_image(m) for m in messages):
+            out["copilot-vision-request"] = "true"
+        return out, body
 
 
 async def device_login(
@@ -163,6 +168,9 @@ async def seat_models(api: str, token: str, transport: Transport) -> dict[str, A
             continue
         if (item.get("policy") or {}).get("state") == "disabled":
             continue
+        endpoints = item.get("supported_endpoints")
+        if isinstance(endpoints, list) and "/chat/completions" not in endpoints:
+            continue  # auger speaks Chat Completions to Copilot
         limits = caps.get("limits") or {}
         entry: dict[str, Any] = {}
         if isinstance(limits.get("max_context_window_tokens"), int):
@@ -172,6 +180,13 @@ async def seat_models(api: str, token: str, transport: Transport) -> dict[str, A
         if isinstance(item.get("id"), str):
             models.setdefault(item["id"], entry)
     return models
+
+
+def _has_image(message: object) -> bool:
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(part, dict) and part.get("type") == "image_url" for part in content
+    )
 
 
 def _number(value: object, default: float) -> float:
