@@ -27,6 +27,8 @@ DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-
     "google-openai": "https://generativelanguage.googleapis.com/v1beta/openai",
     "bedrock": "https://bedrock-runtime.{region}.amazonaws.com",
     "vertex": "https://aiplatform.googleapis.com/v1",
+    "chatgpt": "https://chatgpt.com/backend-api/codex",  # signed in: tests/hosts/test_signin_cli.py
+    "copilot": "https://api.githubcopilot.com",
     "openrouter": "https://openrouter.ai/api/v1",
     "deepseek": "https://api.deepseek.com",
     "mistral": "https://api.mistral.ai/v1",
@@ -44,7 +46,11 @@ DOCUMENTED = {  # provider -> the documented base URL (the path is what a stand-
 }
 # the clouds sign each request with their own credentials: tests/llm/test_bedrock.py, test_vertex.py
 CLOUDS = {"bedrock", "vertex"}
-HTTP = sorted(n for n, row in BUILTIN.items() if row["api"] != "llamacpp" and n not in CLOUDS)
+HTTP = sorted(
+    n
+    for n, row in BUILTIN.items()
+    if row["api"] != "llamacpp" and n not in CLOUDS and not row.get("signin")
+)
 
 
 def _reply(api: str) -> bytes:

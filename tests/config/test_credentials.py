@@ -7,7 +7,16 @@ import os
 import stat
 from pathlib import Path
 
-from auger.config.credentials import load_credentials, save_credential, with_credentials
+from auger.config.credentials import (
+    load_credentials,
+    load_signin,
+    remove_credential,
+    remove_signin,
+    save_credential,
+    save_signin,
+    signed_in,
+    with_credentials,
+)
 
 
 def test_a_saved_key_is_private_and_read_back(tmp_path: Path) -> None:
@@ -71,3 +80,23 @@ def test_values_that_are_not_strings_are_ignored(tmp_path: Path) -> None:
     path.write_text(json.dumps({"K": "v", "N": 3, "E": "", "L": ["x"]}))
     os.chmod(path, 0o600)
     assert load_credentials(tmp_path) == {"K": "v"}
+
+
+def test_keys_and_sign_ins_share_the_file_without_touching_each_other(tmp_path: Path) -> None:
+    save_signin(tmp_path, "chatgpt", {"access": "a", "refresh": "r"})
+    save_credential(tmp_path, "GROQ_API_KEY", "gsk-1")
+    remove_credential(tmp_path, "GROQ_API_KEY")
+    assert load_signin(tmp_path, "chatgpt") == {"access": "a", "refresh": "r"}
+    assert load_credentials(tmp_path) == {}  # a sign-in is never read as a key
+    assert not remove_credential(tmp_path, "signin")
+    assert signed_in(tmp_path) == ["chatgpt"]
+    assert remove_signin(tmp_path, "chatgpt") and signed_in(tmp_path) == []
+    assert stat.S_IMODE((tmp_path / "auth.json").stat().st_mode) == 0o600
+
+
+def test_a_sign_in_in_a_file_others_can_read_is_not_used(tmp_path: Path) -> None:
+    save_signin(tmp_path, "copilot", {"access": "a"})
+    (tmp_path / "auth.json").chmod(0o644)
+    warnings: list[str] = []
+    assert load_signin(tmp_path, "copilot", warnings.append) is None
+    assert "chmod 600" in warnings[0]

@@ -1,23 +1,66 @@
-"""`/login [provider]` and `/logout provider`: a provider's API key kept in auth.json (0600)."""
+"""`/login [provider]` and `/logout provider`: a sign-in (ChatGPT, Copilot) or a provider's API
+key, kept in auth.json (0600)."""
 
 from __future__ import annotations
 
-from auger.config.credentials import remove_credential, save_credential
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from auger.config.credentials import remove_credential, save_credential, save_signin
 from auger.config.errors import ConfigError
 from auger.config.paths import display
-from auger.config.providers import key_variable, keyed_providers
+from auger.config.providers import BUILTIN, key_variable, keyed_providers
 from auger.engine.context import Context
 from auger.extensions.registrar import Registrar
+
+SIGNINS = sorted(name for name, row in BUILTIN.items() if row.get("signin"))
+
+
+class _Screen:
+    """A sign-in flow's lines as the session's messages."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    async def say(self, text: str) -> None:
+        """Show a line."""
+        await self.ctx.say(text)
+
+    @asynccontextmanager
+    async def waiting(self, label: str) -> AsyncIterator[None]:
+        """Say what the flow waits for."""
+        self.ctx.notify(label + "…")
+        yield
+
+
+async def _sign_in(ctx: Context, provider: str, device: bool) -> None:
+    from auger.config.signin.flows import sign_in
+    from auger.config.signin.web import SignInError
+
+    try:
+        entry = await sign_in(provider, ctx.env, device=device, screen=_Screen(ctx))
+    except SignInError as exc:
+        ctx.notify(str(exc), "error")
+        return
+    path = save_signin(ctx.home, provider, entry)
+    await ctx.runtime.refresh_credentials()
+    await ctx.say(f"Signed in to {provider}; kept in {display(path)}.")
 
 
 async def login(ctx: Context) -> None:
     """Ask for a provider's key (without echo) and keep it; the session uses it at once."""
-    provider = ctx.args.strip()
+    words = ctx.args.split()
+    device = "--device" in words
+    provider = next((w for w in words if w != "--device"), "")
+    choices = SIGNINS + keyed_providers()
     if not provider:
-        provider = await ctx.ask("Log in to which provider?", keyed_providers()) or ""
+        provider = await ctx.ask("Log in to which provider?", choices) or ""
         if not provider:
-            await ctx.say("usage: /login PROVIDER (one of: " + ", ".join(keyed_providers()) + ")")
+            await ctx.say("usage: /login PROVIDER (one of: " + ", ".join(choices) + ")")
             return
+    if provider in SIGNINS:
+        await _sign_in(ctx, provider, device)
+        return
     try:
         variable = key_variable(provider, ctx.settings)
     except ConfigError as exc:
@@ -42,6 +85,15 @@ async def logout(ctx: Context) -> None:
     if not provider:
         await ctx.say("usage: /logout PROVIDER")
         return
+    if provider in SIGNINS:
+        from auger.config.signin.flows import sign_out
+
+        said = await sign_out(provider, ctx.home, ctx.env)
+        await ctx.runtime.refresh_credentials()
+        await ctx.say(
+            f"Signed out of {provider}: {said}." if said else f"Not signed in to {provider}."
+        )
+        return
     try:
         variable = key_variable(provider, ctx.settings)
     except ConfigError as exc:
@@ -54,5 +106,5 @@ async def logout(ctx: Context) -> None:
 
 def extension(g: Registrar) -> None:
     """Registers `/login` and `/logout`."""
-    g.command("login", login, "keep a provider's API key: /login [provider]")
-    g.command("logout", logout, "forget a provider's API key: /logout provider")
+    g.command("login", login, "sign in (chatgpt, copilot) or keep an API key: /login [provider]")
+    g.command("logout", logout, "forget a sign-in or an API key: /logout provider")

@@ -1,4 +1,6 @@
-"""API keys kept in `$AUGER_HOME/auth.json` (mode 0600): `{"ANTHROPIC_API_KEY": "sk-…"}`.
+"""Credentials kept in `$AUGER_HOME/auth.json` (mode 0600), of two kinds: API keys by variable
+name (`{"ANTHROPIC_API_KEY": "sk-…"}`) and sign-ins by provider under `"signin"`
+(`{"signin": {"chatgpt": {"access": …, "refresh": …, "expires": …}}}`).
 
 The file is a key source after the environment: a variable that is set wins over the file.
 A file that others may read is not used, and the warning says how to fix it.
@@ -12,10 +14,12 @@ import stat
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from auger.config.paths import display
 
 AUTH_FILE = "auth.json"
+SIGNIN = "signin"
 
 Warn = Callable[[str], None]
 
@@ -24,7 +28,7 @@ def _ignore(message: str) -> None:
     """Drop a warning."""
 
 
-def _read(path: Path, warn: Warn) -> dict[str, str]:
+def _raw(path: Path, warn: Warn) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -40,28 +44,75 @@ def _read(path: Path, warn: Warn) -> dict[str, str]:
     if not isinstance(data, dict):
         warn(f"{display(path)} must hold a JSON object — its keys are not used")
         return {}
+    return data
+
+
+def _read(path: Path, warn: Warn) -> dict[str, str]:
+    data = _raw(path, warn)
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str) and v}
 
 
-def load_credentials(home: Path, warn: Warn = _ignore) -> dict[str, str]:
-    """The keys in `home/auth.json` by variable name; `{}` when it is absent, unreadable, or
-    readable by anyone but its owner (then `warn` is told why)."""
+def _private(home: Path, warn: Warn) -> Path | None:
+    """`home/auth.json` when it exists and only its owner may read it (else `warn` says why)."""
     path = home / AUTH_FILE
     if os.name == "posix":
         try:
             mode = path.stat().st_mode
         except FileNotFoundError:
-            return {}
+            return None
         except OSError as exc:
             warn(f"cannot read {display(path)}: {exc.strerror}")
-            return {}
+            return None
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
             warn(
                 f"{display(path)} is readable by others (mode {stat.S_IMODE(mode):o}), so its "
                 f"keys are not used — run: chmod 600 {display(path)}"
             )
-            return {}
-    return _read(path, warn)
+            return None
+    return path
+
+
+def load_credentials(home: Path, warn: Warn = _ignore) -> dict[str, str]:
+    """The keys in `home/auth.json` by variable name; `{}` when it is absent, unreadable, or
+    readable by anyone but its owner (then `warn` is told why)."""
+    path = _private(home, warn)
+    return {} if path is None else _read(path, warn)
+
+
+def load_signin(home: Path, provider: str, warn: Warn = _ignore) -> dict[str, Any] | None:
+    """`provider`'s sign-in kept in `home/auth.json` (under the same rules as its keys)."""
+    path = _private(home, warn)
+    entries = _raw(path, warn).get(SIGNIN) if path is not None else None
+    entry = entries.get(provider) if isinstance(entries, dict) else None
+    return entry if isinstance(entry, dict) else None
+
+
+def signed_in(home: Path) -> list[str]:
+    """The providers with a sign-in kept in `home/auth.json`."""
+    path = _private(home, _ignore)
+    entries = _raw(path, _ignore).get(SIGNIN) if path is not None else None
+    return sorted(k for k, v in entries.items() if isinstance(v, dict)) if entries else []
+
+
+def save_signin(home: Path, provider: str, entry: dict[str, Any]) -> Path:
+    """Keep `entry` as `provider`'s sign-in in `home/auth.json` (atomically, mode 0600)."""
+    data = _raw(home / AUTH_FILE, _ignore)
+    entries = data.get(SIGNIN)
+    data[SIGNIN] = (entries if isinstance(entries, dict) else {}) | {provider: entry}
+    return _write(home, data)
+
+
+def remove_signin(home: Path, provider: str) -> bool:
+    """Forget `provider`'s sign-in; whether there was one."""
+    data = _raw(home / AUTH_FILE, _ignore)
+    entries = data.get(SIGNIN)
+    if not isinstance(entries, dict) or provider not in entries:
+        return False
+    del entries[provider]
+    if not entries:
+        del data[SIGNIN]
+    _write(home, data)
+    return True
 
 
 def with_credentials(env: Mapping[str, str], home: Path, warn: Warn = _ignore) -> dict[str, str]:
@@ -75,22 +126,22 @@ def with_credentials(env: Mapping[str, str], home: Path, warn: Warn = _ignore) -
 
 def save_credential(home: Path, env_var: str, value: str) -> Path:
     """Store `value` as `env_var` in `home/auth.json`, written atomically with mode 0600."""
-    data = _read(home / AUTH_FILE, _ignore)
+    data = _raw(home / AUTH_FILE, _ignore)
     data[env_var] = value
     return _write(home, data)
 
 
 def remove_credential(home: Path, env_var: str) -> bool:
     """Forget `env_var` in `home/auth.json`; whether it was there."""
-    data = _read(home / AUTH_FILE, _ignore)
-    if env_var not in data:
+    data = _raw(home / AUTH_FILE, _ignore)
+    if not isinstance(data.get(env_var), str):
         return False
     del data[env_var]
     _write(home, data)
     return True
 
 
-def _write(home: Path, data: dict[str, str]) -> Path:
+def _write(home: Path, data: dict[str, Any]) -> Path:
     path = home / AUTH_FILE
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp = tempfile.mkstemp(dir=home, prefix=".auth-", suffix=".json")

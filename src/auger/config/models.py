@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from auger.config.credentials import load_signin
 from auger.config.errors import ConfigError
 from auger.config.providers import BUILTIN
 from auger.llm.catalog import Ambiguous, Retired, find, lookup, model_from_entry
@@ -29,6 +31,9 @@ class ProviderConfig(msgspec.Struct, frozen=True):
     compat: dict[str, Any] = msgspec.field(default_factory=dict)
     model_defaults: dict[str, Any] = msgspec.field(default_factory=dict)
     """The entry of a model neither settings nor the catalog list (a local GGUF's window)."""
+    signin: str | None = None
+    """The sign-in that authorises this provider's requests (in place of an API key)."""
+    signin_urls: dict[str, str] = msgspec.field(default_factory=dict)
 
     @property
     def format(self) -> WireFormat:
@@ -121,10 +126,22 @@ def _row(name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def provider_config(
-    name: str, env: Mapping[str, str], settings: Mapping[str, Any]
+    name: str, env: Mapping[str, str], settings: Mapping[str, Any], home: Path | None = None
 ) -> ProviderConfig:
-    """How to reach provider `name`: a built-in one, or one declared in settings' `providers`."""
+    """How to reach provider `name`: a built-in one, or one declared in settings' `providers`.
+
+    A provider signed in to (kept in `home/auth.json`) may name its own API and the models its
+    account offers; the base-URL variable and settings win over them."""
     raw = _row(name, settings)
+    kind = _kind(raw.get("signin"))
+    signin = load_signin(home, kind.name) if kind is not None and home is not None else None
+    if signin is not None:
+        if isinstance(signin.get("api"), str) and "base_url" not in (
+            (settings.get("providers") or {}).get(name) or {}
+        ):
+            raw["base_url"] = signin["api"]
+        if isinstance(signin.get("models"), dict):
+            raw["models"] = signin["models"] | dict(raw.get("models") or {})
     fmt = wire_format(raw.get("api"))
     if fmt is None:
         raise ConfigError(
@@ -159,7 +176,19 @@ def provider_config(
         script=raw.get("script"),
         compat=dict(compat),
         model_defaults=dict(raw.get("model_defaults") or {}),
+        signin=kind.name if kind is not None else None,
+        signin_urls=kind.urls(env) if kind is not None else {},
     )
+
+
+def _kind(name: object) -> Any:
+    if not name:
+        return None
+    from auger.config.signin import KINDS  # only for a signed-in provider
+
+    if name not in KINDS:
+        raise ConfigError(f'"signin" must be one of {", ".join(KINDS)} (got {name!r})')
+    return KINDS[str(name)]
 
 
 _RESOURCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}")
@@ -192,16 +221,33 @@ def resolve_model(spec: str, config: ProviderConfig) -> Model:
         raise ConfigError(f"model {exc}") from None
 
 
-def build_provider(config: ProviderConfig, transport: Any = None) -> Provider:
-    """A provider for `config`; its wire-format module is imported only now."""
+def build_provider(
+    config: ProviderConfig, transport: Any = None, home: Path | None = None
+) -> Provider:
+    """A provider for `config`; its wire-format module is imported only now. A signed-in
+    provider's requests carry the sign-in kept in `home/auth.json`, renewed as it expires."""
     fmt = config.format
-    if (fmt.needs_key or config.key_env is not None) and not config.api_key:
+    endpoint = config.endpoint()
+    if config.signin is not None:
+        endpoint = msgspec.structs.replace(endpoint, auth=_signed_in(config, transport, home))
+    elif (fmt.needs_key or config.key_env is not None) and not config.api_key:
         var = config.key_env or "api_key"
         raise ConfigError(
             f"no API key for {config.name} — set {var}"
             + ("" if config.key_env else f' in settings "providers.{config.name}"')
         )
     try:
-        return fmt.build(config.endpoint(), transport)
+        return fmt.build(endpoint, transport)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def _signed_in(config: ProviderConfig, transport: Any, home: Path | None) -> Any:
+    from auger.config.signin import KINDS
+    from auger.config.signin.session import SignedIn
+    from auger.llm.transport import HttpTransport
+
+    kind = KINDS[str(config.signin)]
+    if home is None or load_signin(home, kind.name) is None:
+        raise ConfigError(f"not signed in to {config.name} — run: auger login {kind.name}")
+    return SignedIn(kind, home, config.signin_urls, transport or HttpTransport())

@@ -65,6 +65,19 @@ BUILTIN: dict[str, dict[str, Any]] = {
             "CLOUD_ML_REGION": "https://{}-aiplatform.googleapis.com/v1",
         },
     },
+    "chatgpt": {  # a ChatGPT plan, signed in (auger login chatgpt): Codex's Responses endpoint
+        "api": "responses",
+        "base_url": "https://chatgpt.com/backend-api/codex",
+        "base_url_env": "CHATGPT_BASE_URL",
+        "signin": "chatgpt",
+        "headers": {"originator": "auger", "openai-beta": "responses=experimental"},
+    },
+    "copilot": {  # a GitHub Copilot seat, signed in (auger login copilot)
+        "api": "chat-completions",
+        "base_url": "https://api.githubcopilot.com",  # or the API the token exchange names
+        "base_url_env": "COPILOT_BASE_URL",
+        "signin": "copilot",
+    },
     "openrouter": {
         "api": "chat-completions",
         "base_url": "https://openrouter.ai/api/v1",
@@ -162,7 +175,9 @@ BUILTIN: dict[str, dict[str, Any]] = {
 
 
 def key_hint(row: dict[str, Any]) -> str:
-    """What a provider needs to be used: its key variable, its cloud's sign-in, or nothing."""
+    """What a provider needs to be used: its key variable, a sign-in, or that it needs none."""
+    if row.get("signin"):
+        return f"sign in: auger login {row['signin']}"
     return str(row.get("api_key_env") or row.get("sign_in") or _LOCAL)
 
 

@@ -77,8 +77,8 @@ class ModelResolver:
         if added is not None:
             entry = added.models.get(name, {})
             return model_from_entry(provider_name, name, "extension", entry), added.factory()
-        config = provider_config(provider_name, self._keys, self._settings)
-        return resolve_model(spec, config), build_provider(config, self._transport())
+        config = provider_config(provider_name, self._keys, self._settings, self._home)
+        return resolve_model(spec, config), build_provider(config, self._transport(), self._home)
 
     async def switch(self, state: AgentState, spec: str | Model) -> Model:
         """Talk to `spec` from the next model call on (the old provider is closed when it is
@@ -95,8 +95,8 @@ class ModelResolver:
         if added is not None:
             provider: Provider = added.factory()
             return provider
-        config = provider_config(name, self._keys, self._settings)
-        return build_provider(config, self._transport())
+        config = provider_config(name, self._keys, self._settings, self._home)
+        return build_provider(config, self._transport(), self._home)
 
     def _transport(self) -> HttpTransport:
         """One HTTP path for every provider, with the proxies of the environment."""

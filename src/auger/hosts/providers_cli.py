@@ -5,19 +5,19 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from auger.config.credentials import remove_credential, save_credential
+from auger.config.credentials import remove_credential, save_credential, signed_in
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home, display
-from auger.config.providers import key_variable
+from auger.config.providers import BUILTIN, key_variable, keyed_providers
 from auger.config.settings import load_settings
 
 if TYPE_CHECKING:  # the catalog is imported by the command that lists it
     from auger.llm.usage import Pricing
 
 MODELS_USAGE = "usage: auger models [--provider PROVIDER]"
-LOGIN_USAGE = "usage: auger login PROVIDER   (the key is read from stdin, or asked for)"
+LOGIN_USAGE = "usage: auger login PROVIDER [--device]   (a sign-in, or an API key read from stdin)"
 LOGOUT_USAGE = "usage: auger logout PROVIDER"
 
 
@@ -50,13 +50,14 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         err.write(f"auger: unexpected {args[0]!r}\n{MODELS_USAGE}\n")
         return 2
     catalog = blocks()
-    if provider is not None and provider not in catalog:
+    if provider is not None and provider not in catalog and provider not in _signins():
         known = ", ".join(sorted(catalog))
         err.write(f"auger: no models listed for {provider!r} — the catalog has {known}\n")
         return 2
-    out.write(
-        f"{'model':<32} {'context':>9} {'output':>7}  in/out/cache read/write $/M  thinking\n"
-    )
+    if provider is None or provider in catalog:
+        out.write(
+            f"{'model':<32} {'context':>9} {'output':>7}  in/out/cache read/write $/M  thinking\n"
+        )
     for name, block in sorted(catalog.items()):
         if provider not in (None, name):
             continue
@@ -76,6 +77,7 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         note += f"  retired: {gone}\n" if gone else ""
         out.write(f"{note}  checked {block.checked}: {', '.join(block.sources)}\n")
         out.write(f"  sign-in: {_sign_in(name)}\n")
+    _signin_states(provider, out)
     return 0
 
 
@@ -90,7 +92,14 @@ def _sign_in(provider: str) -> str:
 
         state = import_module(f"auger.llm.{provider}").sign_in_state
         return str(state(os.environ, home))
-    variable = BUILTIN.get(provider, {}).get("api_key_env")
+    row = BUILTIN.get(provider, {})
+    if row.get("signin"):
+        from auger.config.credentials import load_signin
+
+        if load_signin(auger_home(os.environ), row["signin"]) is not None:
+            return "signed in"
+        return f"not signed in — run `auger login {row['signin']}`"
+    variable = row.get("api_key_env")
     if not variable:
         return "no key needed"
     if os.environ.get(variable):
@@ -98,6 +107,26 @@ def _sign_in(provider: str) -> str:
     if variable in load_credentials(auger_home(os.environ)):
         return f"{variable} saved by `auger login {provider}`"
     return f"not signed in — set {variable} or run `auger login {provider}`"
+
+
+def _signin_states(provider: str | None, out: TextIO) -> None:
+    """Each sign-in's state, and the models its account offers (as fetched at sign-in)."""
+    from auger.config.credentials import load_signin
+
+    home = auger_home(os.environ)
+    for name in _signins():
+        if provider not in (None, name):
+            continue
+        entry = load_signin(home, name)
+        if entry is None:
+            out.write(f"{name}: not signed in — auger login {name}\n")
+            continue
+        kept = entry.get("models")
+        models: dict[str, Any] = kept if isinstance(kept, dict) else {}
+        out.write(f"{name}: signed in; {len(models)} models on this account (no per-token price)\n")
+        for model_name, limits in sorted(models.items()):
+            window = limits.get("context_window") if isinstance(limits, dict) else None
+            out.write(f"  {name}/{model_name:<28} {window or '-':>9}\n")
 
 
 def _key_of(args: list[str], usage: str) -> tuple[Path, str] | None:
@@ -114,11 +143,44 @@ def _key_of(args: list[str], usage: str) -> tuple[Path, str] | None:
         return None
 
 
+def _signins() -> list[str]:
+    return sorted(name for name, row in BUILTIN.items() if row.get("signin"))
+
+
+def _choices(home: Path, out: TextIO) -> None:
+    kept = set(signed_in(home))
+    out.write("Sign in with a subscription (auger login NAME; --device without a browser):\n")
+    for name in _signins():
+        state = "signed in" if name in kept else "not signed in"
+        out.write(f"  {name:<12} {state}\n")
+    out.write("Or keep an API key (auger login NAME, the key on stdin):\n")
+    out.write("  " + ", ".join(keyed_providers()) + "\n")
+    out.write(
+        "Claude Free/Pro/Max sign-in is not offered: Anthropic's terms allow it only in "
+        "Anthropic's own apps (use an API key, Bedrock or Vertex).\n"
+    )
+
+
 def login_main(args: list[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
-    """Store a provider's key in auth.json (0600): from stdin, or asked for without echo."""
-    if _help(args, LOGIN_USAGE, "Keep a provider's API key in ~/.auger/auth.json (0600).", out):
+    """Sign in to a provider, or store its key in auth.json (0600): from stdin, or asked for
+    without echo. Without a provider: the choices."""
+    if _help(
+        args, LOGIN_USAGE, "Sign in, or keep a provider's API key in ~/.auger/auth.json.", out
+    ):
         return 0
-    found = _key_of(args, LOGIN_USAGE)
+    if not args:
+        _choices(auger_home(os.environ), out)
+        return 0
+    device = "--device" in args
+    rest = [a for a in args if a != "--device"]
+    if len(rest) == 1 and rest[0] in _signins():
+        from auger.hosts.signin_cli import login
+
+        return login(rest[0], auger_home(os.environ), device=device, out=out)
+    if device:
+        sys.stderr.write(f"auger: --device is for a sign-in ({', '.join(_signins())})\n")
+        return 2
+    found = _key_of(rest, LOGIN_USAGE)
     if found is None:
         return 2
     home, env_var = found
@@ -137,8 +199,16 @@ def login_main(args: list[str], stdin: TextIO = sys.stdin, out: TextIO = sys.std
 
 
 def logout_main(args: list[str], out: TextIO = sys.stdout) -> int:
-    """Forget a provider's key in auth.json."""
-    if _help(args, LOGOUT_USAGE, "Forget a provider's API key kept in ~/.auger/auth.json.", out):
+    """Forget a provider's sign-in or key in auth.json."""
+    if _help(args, LOGOUT_USAGE, "Forget a sign-in or API key kept in ~/.auger/auth.json.", out):
+        return 0
+    if len(args) == 1 and args[0] in _signins():
+        import asyncio
+
+        from auger.config.signin.flows import sign_out
+
+        said = asyncio.run(sign_out(args[0], auger_home(os.environ), os.environ))
+        out.write(f"signed out of {args[0]}: {said}\n" if said else f"not signed in to {args[0]}\n")
         return 0
     found = _key_of(args, LOGOUT_USAGE)
     if found is None:

@@ -11,6 +11,7 @@ from typing import Any, Literal, Protocol, get_args
 
 import msgspec
 
+from auger.llm.auth import Authorizer
 from auger.llm.provider import Provider
 
 ApiName = Literal[
@@ -37,7 +38,8 @@ class Endpoint(msgspec.Struct, frozen=True):
     """What a provider class is built from: one provider's name, URL, key, headers and options.
 
     `compat` holds the format's own options (e.g. which field carries `max_tokens`); each
-    provider class validates it into its own struct.
+    provider class validates it into its own struct. `auth` supplies credentials that change
+    from request to request (a sign-in), in place of a fixed `api_key`.
     """
 
     name: str
@@ -47,6 +49,7 @@ class Endpoint(msgspec.Struct, frozen=True):
     headers: dict[str, str] = msgspec.field(default_factory=dict)
     compat: dict[str, Any] = msgspec.field(default_factory=dict)
     script: str | None = None
+    auth: Authorizer | None = None
 
 
 class ProviderClass(Protocol):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import aclosing, contextmanager
 from typing import Any, ClassVar, Literal
 
 import msgspec
 
+from auger.llm.auth import Authorizer
 from auger.llm.errors import ProviderError, classify_status
 from auger.llm.formats import Endpoint
 from auger.llm.http import HttpClient
@@ -127,6 +128,7 @@ class HttpProvider:
         headers: dict[str, str] | None = None,
         compat: Mapping[str, Any] | None = None,
         transport: Transport | None = None,
+        auth: Authorizer | None = None,
     ) -> None:
         self.name = name
         try:
@@ -134,6 +136,7 @@ class HttpProvider:
         except msgspec.ValidationError as exc:
             raise ValueError(f'provider {name!r}: "compat": {exc}') from None
         extra = {k.lower(): v for k, v in (headers or {}).items()}
+        self._auth = auth
         self._http = self.Client(
             name, base_url, self.auth_headers(api_key) | extra, key_env=key_env, transport=transport
         )
@@ -149,6 +152,7 @@ class HttpProvider:
             headers=endpoint.headers,
             compat=endpoint.compat,
             transport=transport,
+            auth=endpoint.auth,
         )
 
     def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
@@ -156,8 +160,30 @@ class HttpProvider:
         raise NotImplementedError
 
     def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
-        """The records of one response (each format's `records`, read inside `malformed`)."""
-        return self.records(request, exchange)
+        """The records of one response (each format's `records`, read inside `malformed`); a
+        signed-in endpoint's credentials go on each request, renewed once on a 401."""
+        if self._auth is None:
+            return self.records(request, exchange)
+        return self._signed_in(request, exchange, self._auth)
+
+    async def _signed_in(
+        self, request: Request, exchange: Exchange, auth: Authorizer
+    ) -> AsyncGenerator[Record, None]:
+        signed = Authorized(auth, exchange)
+        started = False
+        try:
+            async with aclosing(self.records(request, signed)) as records:
+                async for record in records:
+                    started = True
+                    yield record
+            return
+        except ProviderError as error:
+            # refused before anything arrived: the token expired early or was rotated
+            if started or error.status != 401 or not await auth.rejected():
+                raise
+        async with aclosing(self.records(request, signed)) as records:
+            async for record in records:
+                yield record
 
     def events(
         self, path: str, body: dict[str, Any], exchange: Exchange
@@ -176,6 +202,26 @@ class HttpProvider:
     async def aclose(self) -> None:
         """Release connections."""
         await self._http.aclose()
+
+
+class Authorized:
+    """An exchange that puts an `Authorizer`'s current credentials on each request before the
+    hooks of the exchange it wraps see it."""
+
+    def __init__(self, auth: Authorizer, inner: Exchange) -> None:
+        self.auth = auth
+        self.inner = inner
+
+    async def before_request(
+        self, url: str, headers: dict[str, str], body: dict[str, Any]
+    ) -> tuple[dict[str, str], dict[str, Any]]:
+        """The credentials, then the wrapped hooks."""
+        headers, body = await self.auth.prepare(headers, body)
+        return await self.inner.before_request(url, headers, body)
+
+    async def after_response(self, url: str, status: int, headers: dict[str, str]) -> None:
+        """The wrapped hooks."""
+        await self.inner.after_response(url, status, headers)
 
 
 class PendingCall:
