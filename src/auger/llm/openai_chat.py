@@ -37,7 +37,7 @@ from auger.llm.records import (
     TokenUsageDone,
 )
 from auger.llm.sendable import CallIds, IdStyle, data_url, tool_arguments
-from auger.llm.textcalls import recover
+from auger.llm.textstream import recover
 from auger.llm.usage import Usage
 from auger.llm.wire import (
     BearerCompat,
