@@ -27,7 +27,7 @@ SPECS = tuple(ToolSpec(n, "") for n in ("bash", "edit", "read", "write"))
 NAMES = {s.name for s in SPECS}
 
 EDIT = (
-    "I'll fix the subtraction.\n```json\n{\n  \"name\": \"edit\",\n  \"arguments\": {\n"
+    'I\'ll fix the subtraction.\n```json\n{\n  "name": "edit",\n  "arguments": {\n'
     '    "path": "calc.py",\n    "old_string": "return a - b",\n'
     '    "new_string": "return a + b"\n  }\n}\n```'
 )
@@ -139,7 +139,7 @@ async def test_a_tag_that_is_no_call_streams_once_its_first_character_arrives() 
     assert log[:6] == ["fed", "The ", "fed", "fed", "<tool_call> tag", "fed"]
 
 
-async def test_watching_streams_everything_and_turns_the_fallback_on_once_it_sees_a_call(check) -> None:
+async def test_watching_streams_everything_and_turns_the_fallback_on_at_a_call(check) -> None:
     seen: list[bool] = []
     out, log = await _recover(tokens(EDIT), found=lambda: seen.append(True))
     check([r for r in out if not isinstance(r, ProviderNotice)])

@@ -132,7 +132,7 @@ def repair_loss(raw: str, value: Any) -> str | None:
             continue
         first = written.group(1)
         kinds = _OPENS.get(first, (int, float, bool, type(None)))
-        if not isinstance(item, kinds) or isinstance(item, bool) and first in "-0123456789":
+        if not isinstance(item, kinds) or (isinstance(item, bool) and first in "-0123456789"):
             problems.append(f"`{key}` changed shape")
         elif item == "" and raw[written.start(1) : written.start(1) + 2] not in ('""', "''"):
             problems.append(f"`{key}` lost its content")
