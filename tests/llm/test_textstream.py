@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -20,7 +20,7 @@ from auger.llm.records import (
     ToolCallDone,
 )
 from auger.llm.textcalls import find_calls
-from auger.llm.textstream import recover
+from auger.llm.textstream import recover, watch
 from auger.llm.usage import Usage
 
 SPECS = tuple(ToolSpec(n, "") for n in ("bash", "edit", "read", "write"))
@@ -80,11 +80,16 @@ async def _source(pieces: list[str], log: list[str]) -> AsyncIterator[Record]:
     yield FinishReasonDone("stop", "stop")
 
 
-async def _recover(pieces: list[str], **options: object) -> tuple[list[Record], list[str]]:
-    """The records out, and a log of `fed`s and streamed texts in the order they happened."""
+async def _recover(
+    pieces: list[str], found: Callable[[], None] | None = None
+) -> tuple[list[Record], list[str]]:
+    """The records out, and a log of `fed`s and streamed texts in the order they happened;
+    with `found`, the fallback is off and only watching."""
     log: list[str] = []
     out: list[Record] = []
-    async for record in recover(_source(pieces, log), SPECS, **options):  # type: ignore[arg-type]
+    source = _source(pieces, log)
+    records = recover(source, SPECS) if found is None else watch(source, SPECS, found)
+    async for record in records:
         out.append(record)
         if isinstance(record, TextDelta):
             log.append(record.content)

@@ -52,9 +52,8 @@ def _first_solid(text: str, start: int) -> int | None:
 class _Block:
     """One text block: what streamed live, and what is held back because it may be a call."""
 
-    def __init__(self, names: Collection[str], hold: bool) -> None:
+    def __init__(self, names: Collection[str]) -> None:
         self.names = names
-        self.hold = hold  # False: stream everything, look for calls only at the end
         self.live = ""
         self.pending = ""  # the end of the live text that may begin a marker
         self.held = ""
@@ -63,9 +62,6 @@ class _Block:
 
     def feed(self, piece: str) -> str:
         """Take one delta; the text to stream now."""
-        if not self.hold:
-            self.live += piece
-            return piece
         out: list[str] = []
         text = piece
         while text:
@@ -161,9 +157,6 @@ class _Block:
 
     def finish(self, calls_allowed: bool) -> tuple[str, str, tuple[TextCall, ...]]:
         """(the text still to stream, the block's whole text, the calls it holds)."""
-        if not self.hold:
-            found = find_calls(self.live, self.names)[1] if calls_allowed else ()
-            return "", self.live, found
         tail = self.pending + self.held
         rest, calls = find_calls(tail, self.names) if calls_allowed and self.held else (tail, ())
         if calls:
@@ -171,31 +164,43 @@ class _Block:
         return tail, self.live + tail, calls
 
 
+class _Calls:
+    """The records of calls found in text, each with an id of its own."""
+
+    def __init__(self) -> None:
+        self.step = secrets.token_hex(4)
+        self.made = 0
+
+    def records(self, calls: tuple[TextCall, ...]) -> list[Record]:
+        out: list[Record] = []
+        for call in calls:
+            self.made += 1
+            call_id = f"call_text_{self.step}_{self.made}"
+            out += [
+                ToolCallDelta(call_id, call.name, call.arguments),
+                ToolCallDone(call_id, call.name, call.arguments),
+            ]
+        return out
+
+
 async def recover(
-    records: AsyncIterator[Record],
-    tools: tuple[ToolSpec, ...],
-    *,
-    found: Callable[[], None] | None = None,
+    records: AsyncIterator[Record], tools: tuple[ToolSpec, ...]
 ) -> AsyncGenerator[Record, None]:
     """`records` with text that holds tool calls turned into `tool_call_delta`/`tool_call_done`.
 
     Text streams live up to the point where a call may begin (see the module); from there it is
-    held until it is plainly not a call, or the response ends. With `found` (the fallback not
-    yet on), nothing is held: a response whose whole text is found to hold calls gets them, a
-    `ProviderNotice` says so, and `found()` is called. A response that made native calls keeps
-    its text as it is; so does one cut short (`length`), since its last call may be cut too.
+    held until it is plainly not a call, or the response ends. A response that made native
+    calls keeps its text as it is; so does one cut short (`length`), since its last call may be
+    cut too.
     """
     names = {t.name for t in tools}
-    hold = found is None
-    block = _Block(names, hold)
-    waiting: list[_Block] = []  # closed blocks, decided at the response's end
+    block = _Block(names)
+    waiting: list[_Block] = []  # closed blocks with held text, decided at the response's end
     usage: TokenUsageDone | None = None  # the last two records stay usage, then finish
     native = False
-    made = 0
-    step = secrets.token_hex(4)
+    made = _Calls()
 
     def settle(calls_allowed: bool) -> list[Record]:
-        nonlocal made
         out: list[Record] = []
         for held in waiting:
             tail, whole, calls = held.finish(calls_allowed)
@@ -203,13 +208,7 @@ async def recover(
                 out.append(TextDelta(tail))
             if whole:
                 out.append(TextDone(whole))
-            for call in calls:
-                made += 1
-                call_id = f"call_text_{step}_{made}"
-                out += [
-                    ToolCallDelta(call_id, call.name, call.arguments),
-                    ToolCallDone(call_id, call.name, call.arguments),
-                ]
+            out += made.records(calls)
         waiting.clear()
         return out
 
@@ -218,11 +217,11 @@ async def recover(
             if live := block.feed(record.content):
                 yield TextDelta(live)
         elif isinstance(record, TextDone) and not native:
-            if block.held or block.pending or not hold:
+            if block.held or block.pending:
                 waiting.append(block)
             else:
                 yield record
-            block = _Block(names, hold)
+            block = _Block(names)
         elif isinstance(record, ToolCallDelta | ToolCallDone):
             if not native:
                 native = True
@@ -234,19 +233,54 @@ async def recover(
         elif isinstance(record, FinishReasonDone):
             for settled in settle(record.finish_reason == "stop"):
                 yield settled
-            if made and found is not None:
-                found()
-                yield ProviderNotice(
-                    "the model wrote its tool calls as text: reading them as calls from now on "
-                    "(compat.tool_call_fallback)"
-                )
             if usage is not None:
                 yield usage
                 usage = None
-            yield FinishReasonDone("tool_calls", record.raw) if made else record
+            yield FinishReasonDone("tool_calls", record.raw) if made.made else record
         else:
             yield record
     for settled in settle(False):  # a stream that ended without its finish reason
         yield settled
     if usage is not None:
         yield usage
+
+
+async def watch(
+    records: AsyncIterator[Record], tools: tuple[ToolSpec, ...], found: Callable[[], None]
+) -> AsyncGenerator[Record, None]:
+    """`records` as they are, but for a response whose text, once whole, holds calls: those
+    become calls, a `ProviderNotice` says the fallback is now on, and `found()` turns it on
+    (for a provider whose fallback is off: nothing is held, nothing changes otherwise)."""
+    names = {t.name for t in tools}
+    texts: list[str] = []
+    usage: TokenUsageDone | None = None
+    native = False
+    async for record in records:
+        if isinstance(record, TextDone):
+            texts.append(record.content)
+        elif isinstance(record, ToolCallDelta | ToolCallDone):
+            native = True
+        elif isinstance(record, TokenUsageDone):
+            usage = record
+            continue
+        elif isinstance(record, FinishReasonDone):
+            calls = () if native or record.finish_reason != "stop" else _found(texts, names)
+            if calls:
+                found()
+                yield ProviderNotice(
+                    "the model wrote its tool calls as text: reading them as calls from now on "
+                    "(compat.tool_call_fallback)"
+                )
+                for made in _Calls().records(calls):
+                    yield made
+                record = FinishReasonDone("tool_calls", record.raw)
+            if usage is not None:
+                yield usage
+                usage = None
+        yield record
+    if usage is not None:
+        yield usage
+
+
+def _found(texts: list[str], names: Collection[str]) -> tuple[TextCall, ...]:
+    return tuple(call for text in texts for call in find_calls(text, names)[1])
