@@ -69,6 +69,7 @@ class Compat(BearerCompat, frozen=True, forbid_unknown_fields=True):
     reasoning_content: bool = False  # send reasoning back as `reasoning_content` (DeepSeek)
     tool_call_ids: IdStyle = "any"  # "mistral": nine letters and digits
     tool_call_fallback: bool = False  # calls written as text become calls (`auger.llm.textcalls`)
+    small_model_guidance: bool | None = None  # None: with the fallback (`engine.prompt`)
 
 
 def _content_part(part: UserPart) -> dict[str, Any]:

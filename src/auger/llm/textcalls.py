@@ -127,3 +127,13 @@ def bare(text: str) -> bool:
         return False
     end = json_end(text)
     return end is None or not text[end:].strip()
+
+
+_NAMED = re.compile(r"[\"'](?:name|tool|tool_name|function)[\"']\s*:\s*[\"']([\w.-]+)[\"']")
+
+
+def unexecuted(text: str, tools: Collection[str]) -> list[str]:
+    """The registered tools that `text` looks like it calls (a call found in it, or JSON naming
+    a tool under `name`/`tool`/`function`): in a final answer, calls that never ran."""
+    found = [c.name for c in find_calls(text, tools)[1]] + _NAMED.findall(text)
+    return [name for name in dict.fromkeys(found) if name in tools]
