@@ -4,7 +4,6 @@ each, every single cut, the tokens llama.cpp streams), the calls are those of th
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import AsyncIterator, Callable
 
 import pytest
@@ -22,6 +21,7 @@ from auger.llm.records import (
 from auger.llm.textcalls import find_calls
 from auger.llm.textstream import recover, watch
 from auger.llm.usage import Usage
+from support.llamacpp import tokens
 
 SPECS = tuple(ToolSpec(n, "") for n in ("bash", "edit", "read", "write"))
 NAMES = {s.name for s in SPECS}
@@ -52,16 +52,6 @@ REPLIES = [
     '```json5\n{"name": "read", "arguments": {}}\n```',
     '```json\n{"name": "read", "arguments": {"path": "a"}}',
 ]
-
-_TOKEN = re.compile(r"```|\n| ?[A-Za-z_]+| ?\d+| ?[^\sA-Za-z\d]{1,2}|[ \t]+")
-
-
-def tokens(text: str) -> list[str]:
-    """`text` cut the way llama.cpp streams a Qwen reply: fences, language tags, newlines and
-    words each their own delta."""
-    pieces = _TOKEN.findall(text)
-    assert "".join(pieces) == text
-    return pieces
 
 
 def splits(text: str) -> list[list[str]]:
