@@ -121,6 +121,11 @@ _OPENS: dict[str, tuple[type, ...]] = {
 }
 
 
+def _empty(opening: str) -> bool:
+    """Whether a value written as `opening` (its first three characters) is an empty string."""
+    return opening[:2] in ('""', "''") and not _TRIPLE.match(opening)
+
+
 def repair_loss(raw: str, value: Any) -> str | None:
     """What repairing `raw` into `value` broke: a key the model never wrote, a string whose
     content went missing, a value of another shape; `None` when the repair kept everything."""
@@ -134,7 +139,7 @@ def repair_loss(raw: str, value: Any) -> str | None:
         kinds = _OPENS.get(first, (int, float, bool, type(None)))
         if not isinstance(item, kinds) or (isinstance(item, bool) and first in "-0123456789"):
             problems.append(f"`{key}` changed shape")
-        elif item == "" and raw[written.start(1) : written.start(1) + 2] not in ('""', "''"):
+        elif item == "" and not _empty(raw[written.start(1) : written.start(1) + 3]):
             problems.append(f"`{key}` lost its content")
     return "; ".join(dict.fromkeys(problems)) or None
 
