@@ -47,21 +47,46 @@ class TextCall(msgspec.Struct, frozen=True):
         return {"name": self.name, "arguments": self.arguments}
 
 
+class JsonScan:
+    """Finds where a JSON value ends in text that arrives in pieces (each piece read once)."""
+
+    def __init__(self) -> None:
+        self.read = 0  # characters read so far
+        self.end: int | None = None
+        self.depth = 0
+        self.in_string = False
+        self.escaped = False
+
+    def feed(self, text: str) -> int | None:
+        """`text` is all of it so far (what was read before, then more): where the value that
+        opens it ends, or `None` while it is open."""
+        if self.end is not None:
+            return self.end
+        for index in range(self.read, len(text)):
+            char = text[index]
+            if self.in_string:
+                if self.escaped:
+                    self.escaped = False
+                elif char == "\\":
+                    self.escaped = True
+                elif char == '"':
+                    self.in_string = False
+            elif char == '"':
+                self.in_string = True
+            elif char in "{[":
+                self.depth += 1
+            elif char in "}]":
+                self.depth -= 1
+                if self.depth <= 0:
+                    self.end = index + 1
+                    return self.end
+        self.read = len(text)
+        return None
+
+
 def json_end(text: str) -> int | None:
-    """Where the JSON value that opens `text` (after blanks) ends; `None` while it is open."""
-    depth, in_string, escaped = 0, False, False
-    for index, char in enumerate(text):
-        if in_string:
-            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
-        elif char == '"':
-            in_string = True
-        elif char in "{[":
-            depth += 1
-        elif char in "}]":
-            depth -= 1
-            if depth <= 0:
-                return index + 1
-    return None
+    """Where the JSON value that opens `text` ends; `None` while it is open."""
+    return JsonScan().feed(text)
 
 
 def _call(value: Any) -> TextCall | None:

@@ -26,7 +26,7 @@ from auger.llm.records import (
     ToolCallDelta,
     ToolCallDone,
 )
-from auger.llm.textcalls import TextCall, find_calls, json_end
+from auger.llm.textcalls import JsonScan, TextCall, find_calls
 
 _TAG, _CLOSE, _FENCE = "<tool_call>", "</tool_call>", "```"
 _MARKERS = (_TAG, _FENCE)
@@ -59,6 +59,8 @@ class _Block:
         self.held = ""
         self.called = False  # the held text holds a call: it stays held to the end
         self.in_fence = False  # inside a fence streamed as text: its next ``` closes it
+        self.scan = JsonScan()  # how far a whole reply of JSON has been read
+        self.seen = 0  # how much of the held text was looked through for its closing marker
 
     def feed(self, piece: str) -> str:
         """Take one delta; the text to stream now."""
@@ -112,7 +114,7 @@ class _Block:
         cut = None if self.called else self._verdict(held)
         if cut is None:
             return ""
-        self.held = ""
+        self.held, self.seen = "", 0
         self._stream(held[:cut], out)
         return held[cut:]
 
@@ -129,7 +131,7 @@ class _Block:
             if held[solid] not in "{[":
                 self.in_fence = True
                 return solid
-            close = held.find(_FENCE, solid)
+            close = held.find(_FENCE, self._seek(held, solid, _FENCE))
             return None if close < 0 else self._closed(held, close + len(_FENCE))
         if held.startswith(_TAG):
             solid = _first_solid(held, len(_TAG))
@@ -137,16 +139,23 @@ class _Block:
                 return None
             if held[solid] not in "{[":
                 return solid
-            ends = [(i, i + len(m)) for m in (_CLOSE, _TAG) if (i := held.find(m, solid)) >= 0]
+            start = self._seek(held, solid, _CLOSE)
+            ends = [(i, i + len(m)) for m in (_CLOSE, _TAG) if (i := held.find(m, start)) >= 0]
             if not ends:
                 return None
             at, after = min(ends)
             return self._closed(held, after if held.startswith(_CLOSE, at) else at)
-        solid = _first_solid(held, 0) or 0  # a whole reply of JSON
-        end = json_end(held[solid:])
-        if end is None or _first_solid(held, solid + end) is None:
+        # a whole reply of JSON (it opens the block, after blanks)
+        end = self.scan.feed(held)
+        if end is None or _first_solid(held, end) is None:
             return None
-        return solid + end
+        return end
+
+    def _seek(self, held: str, solid: int, marker: str) -> int:
+        """Where to look for `marker` in `held`: past what was looked through already (but for
+        a marker cut by the last delta), so a long held call is read once, not once a delta."""
+        start, self.seen = max(solid, self.seen - len(marker) + 1), len(held)
+        return start
 
     def _closed(self, held: str, end: int) -> int | None:
         """A closed fence or tag: text unless it holds a call (then held to the end)."""
