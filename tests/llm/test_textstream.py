@@ -51,6 +51,11 @@ REPLIES = [
     "'new_string': 'y',}}\n```",
     '```json5\n{"name": "read", "arguments": {}}\n```',
     '```json\n{"name": "read", "arguments": {"path": "a"}}',
+    'Use ``x`` here.\n```json\n{"name": "read", "arguments": {"path": "b"}}\n```',
+    '<tool_call>{"x": 1}</tool_call> then <tool_call>{"name": "bash", "arguments": {}}',
+    '```json\n{"name": "read", "arguments": {}}\n```\nand\n```json\n{"name": "bash"}\n```',
+    '\n\n[{"name": "read", "arguments": {"path": "c"}}]\n',
+    "Plain words < and <tool and ``` and `` at the very end ``",
 ]
 
 
@@ -107,7 +112,7 @@ def test_the_recorded_calls_are_found_in_the_whole_text() -> None:
     assert found == {
         0: ["edit"], 1: ["bash"], 2: ["read"], 3: ["read"], 4: ["read"], 5: [], 6: [], 7: [],
         8: [], 9: ["read"], 10: ["read", "bash"], 11: ["write"], 12: ["write"], 13: ["edit"],
-        14: [], 15: [],
+        14: [], 15: [], 16: ["read"], 17: ["bash"], 18: ["read", "bash"], 19: ["read"], 20: [],
     }  # fmt: skip
 
 
