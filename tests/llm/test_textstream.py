@@ -139,6 +139,11 @@ async def test_a_tag_that_is_no_call_streams_once_its_first_character_arrives() 
     assert log[:6] == ["fed", "The ", "fed", "fed", "<tool_call> tag", "fed"]
 
 
+async def test_a_json_reply_that_is_no_call_streams_once_it_closes() -> None:
+    _, log = await _recover(['{"title":', ' "not a call"', "}", " more"])
+    assert log[:5] == ["fed", "fed", "fed", '{"title": "not a call"}', "fed"]
+
+
 async def test_watching_streams_everything_and_turns_the_fallback_on_at_a_call(check) -> None:
     seen: list[bool] = []
     out, log = await _recover(tokens(EDIT), found=lambda: seen.append(True))

@@ -60,6 +60,7 @@ class _Block:
         self.called = False  # the held text holds a call: it stays held to the end
         self.in_fence = False  # inside a fence streamed as text: its next ``` closes it
         self.scan = JsonScan()  # how far a whole reply of JSON has been read
+        self.bare_call: bool | None = None  # whether that reply, once closed, is a call
         self.seen = 0  # how much of the held text was looked through for its closing marker
 
     def feed(self, piece: str) -> str:
@@ -145,11 +146,13 @@ class _Block:
                 return None
             at, after = min(ends)
             return self._closed(held, after if held.startswith(_CLOSE, at) else at)
-        # a whole reply of JSON (it opens the block, after blanks)
+        # a whole reply of JSON (it opens the block, after blanks): a call only if nothing follows
         end = self.scan.feed(held)
-        if end is None or _first_solid(held, end) is None:
+        if end is None:
             return None
-        return end
+        if self.bare_call is None:
+            self.bare_call = bool(find_calls(held[:end], self.names)[1])
+        return None if self.bare_call and _first_solid(held, end) is None else end
 
     def _seek(self, held: str, solid: int, marker: str) -> int:
         """Where to look for `marker` in `held`: past what was looked through already (but for
