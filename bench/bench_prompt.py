@@ -144,22 +144,24 @@ def extension(g):
 """
 
 
-def auger_settings(api: str, server: FakeServer) -> dict[str, Any]:
+def auger_settings(api: str, server: FakeServer, small_model: bool = False) -> dict[str, Any]:
+    """A provider on the stand-in, measured as a hosted one unless `small_model` (a server on
+    127.0.0.1 is otherwise taken for a local one: text-call fallback and small-model lines)."""
     base = server.url if api == "messages" else server.url + "/v1"
-    return {
-        "model": "local/test-model",
-        "providers": {"local": {"api": api, "base_url": base, "api_key_env": "LOCAL_KEY"}},
-    }
+    local: dict[str, Any] = {"api": api, "base_url": base, "api_key_env": "LOCAL_KEY"}
+    if api == "chat-completions" and not small_model:
+        local["compat"] = {"tool_call_fallback": False}
+    return {"model": "local/test-model", "providers": {"local": local}}
 
 
-Variant = Literal["default", "context message", "MCP server", "AGENTS.md edited"]
+Variant = Literal["default", "context message", "MCP server", "AGENTS.md edited", "local server"]
 
 
 def run_auger(api: str, server: FakeServer, tmp: Path, variant: Variant = "default") -> Measured:
     """auger's requests: the default configuration, or one variant of it."""
     home = tmp / "auger-home"
     home.mkdir(exist_ok=True)
-    settings = auger_settings(api, server)
+    settings = auger_settings(api, server, small_model=variant == "local server")
     path = os.environ["PATH"]
     auger = [str(Path(sys.executable).parent / "auger"), "-p"]
     first_step = replies.calls(api, ("call_1", "read", {"path": "notes.txt"}))
@@ -301,6 +303,7 @@ def main() -> None:
             ("context message", APIS),
             ("MCP server", ("chat-completions",)),
             ("AGENTS.md edited", ("chat-completions",)),
+            ("local server", ("chat-completions",)),
         ]
         for variant, apis in variants:
             for api in apis:

@@ -182,15 +182,19 @@ class Compact(Record, frozen=True):
 class TurnEnd(Record, frozen=True):
     """Always the last record of a prompt. In `to_dict()` the cost is `usage`'s `cost` key.
 
-    `error` (`kind`, `message`), present only when the turn failed, says why.
+    `error` (`kind`, `message`), present only when the turn failed, says why;
+    `unexecuted_calls`, present only when the final text holds calls that did not run, names
+    their tools.
     """
 
     type: ClassVar[str] = "turn_end"
-    _omit_none: ClassVar[frozenset[str]] = frozenset({"error"})
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"error", "unexecuted_calls"})
     stop_reason: StopReason
     usage: Usage
     text: str = ""
     error: dict[str, str] | None = None
+    unexecuted_calls: tuple[str, ...] | None = None
+    """The tools the final text looks like it calls, written as text that never ran."""
 
     @property
     def cost(self) -> float | None:

@@ -150,7 +150,7 @@ class Runtime:
     # -- set-up ---------------------------------------------------------------------------
 
     def _load(self) -> tuple[Registry, list[str]]:
-        return self._extensions.load(prompt.opening(lambda: self.tools))
+        return self._extensions.load(prompt.opening(lambda: self.tools, lambda: self.provider))
 
     def _install(self, registry: Registry, strict: bool = False) -> None:
         problem = unknown_tools(self._state.allow, registry)

@@ -20,6 +20,7 @@ from auger.llm.openai_chat import OpenAIChatProvider, request_body
 from auger.llm.provider import Model, Request, ToolSpec
 from auger.llm.records import (
     FinishReasonDone,
+    ProviderNotice,
     ReasoningDelta,
     ReasoningDone,
     TextDelta,
@@ -374,7 +375,13 @@ async def test_tool_call_fallback_turns_a_text_call_into_a_call(wire, check):
     assert records[-1] == FinishReasonDone("tool_calls", "stop")
 
 
-async def test_without_tool_call_fallback_a_text_call_stays_text(wire):
-    records = await wire.run(wire.provider(OpenAIChatProvider), TOOLS_REQUEST, TEXT_CALL)
-    assert not any(isinstance(r, ToolCallDone) for r in records)
-    assert records[-1] == FinishReasonDone("stop", "stop")
+async def test_without_tool_call_fallback_a_text_call_turns_it_on_once(wire):
+    provider = wire.provider(OpenAIChatProvider)
+    first = await wire.run(provider, TOOLS_REQUEST, TEXT_CALL)
+    # streamed as it came, then found whole: a call, and one notice that the fallback is on
+    assert "".join(r.content for r in first if isinstance(r, TextDelta)).startswith("<tool_call>")
+    assert [r.name for r in first if isinstance(r, ToolCallDone)] == ["read"]
+    assert sum(isinstance(r, ProviderNotice) for r in first) == 1
+    second = await wire.run(provider, TOOLS_REQUEST, TEXT_CALL)
+    assert not any(isinstance(r, TextDelta | ProviderNotice) for r in second)  # held: a call
+    assert [r.name for r in second if isinstance(r, ToolCallDone)] == ["read"]

@@ -15,7 +15,8 @@ from auger.llm.records import (
     ToolCallDelta,
     ToolCallDone,
 )
-from auger.llm.textcalls import TextCall, find_calls, recover, repair_arguments
+from auger.llm.textcalls import TextCall, find_calls
+from auger.llm.textstream import recover
 from auger.llm.usage import Usage
 
 TOOLS = {"read", "grep", "edit"}
@@ -102,13 +103,6 @@ def test_a_missing_closing_brace_is_repaired():
     text = '```json\n{"name": "grep", "arguments": {"pattern": "foo"}\n```'
     _, calls = find_calls(text, TOOLS)
     assert [(c.name, args(c)) for c in calls] == [("grep", {"pattern": "foo"})]
-
-
-def test_repair_arguments():
-    assert json.loads(repair_arguments("{'a': 1,}") or "") == {"a": 1}
-    assert repair_arguments("") == "{}"
-    assert repair_arguments("just words") is None
-    assert repair_arguments("[1, 2]") is None
 
 
 SPECS = tuple(ToolSpec(n, "") for n in sorted(TOOLS))

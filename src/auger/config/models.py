@@ -11,7 +11,7 @@ import msgspec
 
 from auger.config.credentials import load_signin
 from auger.config.errors import ConfigError
-from auger.config.providers import BUILTIN
+from auger.config.providers import BUILTIN, with_local_defaults
 from auger.llm.catalog import Ambiguous, Retired, find, lookup, model_from_entry
 from auger.llm.formats import API_NAMES, ApiName, Endpoint, WireFormat, wire_format
 from auger.llm.provider import Model, Provider
@@ -174,7 +174,7 @@ def provider_config(
         headers=dict(raw.get("headers") or {}),
         models=dict(raw.get("models") or {}),
         script=raw.get("script"),
-        compat=dict(compat),
+        compat=with_local_defaults(fmt.api, base_url, dict(compat)),
         model_defaults=dict(raw.get("model_defaults") or {}),
         signin=kind.name if kind is not None else None,
         signin_urls=kind.urls(env) if kind is not None else {},

@@ -7,14 +7,18 @@ that moves the base URL (a proxy, or a test's local server). Settings merge over
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from auger.config.errors import ConfigError
 
 _LOCAL = "no key: a server on this machine"
 # small local models often write their calls as text the server does not parse
 _LOCAL_COMPAT: dict[str, Any] = {"tool_call_fallback": True}
+_OWN_NETWORK: dict[str, dict[str, Any]] = {"chat-completions": _LOCAL_COMPAT}
+"""What a wire format's compat defaults to for a server on the user's own machine or network."""
 
 BUILTIN: dict[str, dict[str, Any]] = {
     "anthropic": {
@@ -172,6 +176,28 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "compat": {**_LOCAL_COMPAT, "reasoning_content": True},
     },
 }
+
+
+def on_own_network(base_url: str) -> bool:
+    """Whether `base_url` names this machine or a private network (a server the user runs)."""
+    try:
+        host = urlsplit(base_url).hostname or ""
+    except ValueError:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private
+
+
+def with_local_defaults(api: str, base_url: str, compat: dict[str, Any]) -> dict[str, Any]:
+    """`compat` for a provider at `base_url`: a Chat Completions server on the user's own
+    machine or network most likely runs a small model, which writes its calls as text, so the
+    text-call fallback is on unless settings say otherwise."""
+    return {**_OWN_NETWORK.get(api, {}), **compat} if on_own_network(base_url) else compat
 
 
 def key_hint(row: dict[str, Any]) -> str:

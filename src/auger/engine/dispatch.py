@@ -47,6 +47,10 @@ class Dispatch:
             problem = f"ERROR: the arguments of {call.name} are {exc}: {call.arguments[:200]}"
             await self._after(call, {}, ToolResponse.error("validation_error", problem), 0.0)
             return
+        found = self.state.tools.get(call.name)
+        if found is not None and (refused := found.refusal(args)):
+            await self._after(call, args, refused, 0.0)
+            return
         blocked = self.blocked.get(call.name)
         if blocked is None and self.bus.has(ToolCallEvent):
             # handlers get a copy, so changing it in place changes nothing: only a returned

@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from auger.engine.registry import Registry
+from auger.llm.provider import Provider
 from auger.tools.base import Tool
 
 BASE_PROMPT = (
@@ -18,12 +19,30 @@ BASE_PROMPT = (
 )
 
 
-def opening(tools: Callable[[], Mapping[str, Tool]]) -> Registry:
+SMALL_MODEL = (
+    "To act, call a tool: never describe a call or show one as an example instead. The user's "
+    "files are in the working directory: look at them with the tools, and read a file before "
+    "you edit it."
+)
+"""What a small model is told besides (`small_model_guidance`)."""
+
+
+def small_model(provider: Provider) -> bool:
+    """Whether `provider` most likely serves a small model: its compat's `small_model_guidance`
+    says so, or else its text-call fallback is on (a local server's default)."""
+    compat = getattr(provider, "compat", None)
+    chosen = getattr(compat, "small_model_guidance", None)
+    return bool(getattr(compat, "tool_call_fallback", False) if chosen is None else chosen)
+
+
+def opening(tools: Callable[[], Mapping[str, Tool]], provider: Callable[[], Provider]) -> Registry:
     """A registry holding the sections that open the prompt (extensions add theirs after)."""
 
     def guidance() -> str:
         # the tools name themselves in their schemas; only their absence needs saying
-        return "" if tools() else "No tools are available in this session."
+        if not tools():
+            return "No tools are available in this session."
+        return SMALL_MODEL if small_model(provider()) else ""
 
     base = Registry()
     base.prompts.update(base=BASE_PROMPT, tools=guidance)

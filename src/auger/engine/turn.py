@@ -16,6 +16,7 @@ from auger.engine.stream import Stream
 from auger.events import AgentEnd, AgentStart, BeforeAgentStart, BeforeRequest, Idle, TurnStart
 from auger.llm.messages import TextPart, UserMessage, UserPart
 from auger.llm.records import Record
+from auger.llm.textcalls import unexecuted as unexecuted_calls
 from auger.llm.usage import Usage
 from auger.records import StopReason, TurnEnd
 from auger.session.context import is_context
@@ -71,7 +72,14 @@ async def run_turn(
         stream.notify(f"internal error: {type(exc).__name__}: {exc}", "error")
     if turn.agent_started:
         await closing(state, stream, bus, AgentEnd(turn.final_text))
-    record = TurnEnd(turn.stop, state.ledger.turn, turn.final_text, turn.error)
+    completed = turn.stop == "completed"
+    unexecuted = tuple(unexecuted_calls(turn.final_text, state.tools)) if completed else ()
+    if unexecuted:
+        stream.notify(
+            f"the answer holds a call to {', '.join(unexecuted)} written as text: it did not run",
+            "warning",
+        )
+    record = TurnEnd(turn.stop, state.ledger.turn, turn.final_text, turn.error, unexecuted or None)
     await end_turn(state, stream, bus, record)
 
 

@@ -175,6 +175,8 @@ class FinalJsonPrinter(_FinalText):
         error = end.error if end is not None else summary.get("error")
         if error:
             result["error"] = dict(error)
+        if end is not None and end.unexecuted_calls:
+            result["unexecuted_calls"] = list(end.unexecuted_calls)
         self._out.write(_json(result))
 
 

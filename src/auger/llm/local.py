@@ -33,6 +33,7 @@ class Compat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     threads: int = 0  # 0: every core
     gpu_layers: int = 0  # layers offloaded to a GPU, with a GPU build of xllamacpp
     tool_call_fallback: bool = True  # small models write their calls as text
+    small_model_guidance: bool | None = None  # None: with the fallback (`engine.prompt`)
     temperature: float | None = None  # None: llama.cpp's default (0.8)
     seed: int | None = None  # None: a new one each start
 

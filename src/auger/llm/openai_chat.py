@@ -37,7 +37,7 @@ from auger.llm.records import (
     TokenUsageDone,
 )
 from auger.llm.sendable import CallIds, IdStyle, data_url, tool_arguments
-from auger.llm.textcalls import recover
+from auger.llm.textstream import recover, watch
 from auger.llm.usage import Usage
 from auger.llm.wire import (
     BearerCompat,
@@ -69,6 +69,7 @@ class Compat(BearerCompat, frozen=True, forbid_unknown_fields=True):
     reasoning_content: bool = False  # send reasoning back as `reasoning_content` (DeepSeek)
     tool_call_ids: IdStyle = "any"  # "mistral": nine letters and digits
     tool_call_fallback: bool = False  # calls written as text become calls (`auger.llm.textcalls`)
+    small_model_guidance: bool | None = None  # None: with the fallback (`engine.prompt`)
 
 
 def _content_part(part: UserPart) -> dict[str, Any]:
@@ -344,11 +345,17 @@ class OpenAIChatProvider(HttpProvider):
 
     def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
         """The records of one streamed response; with `tool_call_fallback`, calls the model
-        wrote as text become calls."""
+        wrote as text become calls. Without it, a reply that is found to hold such calls
+        turns it on for the rest of the session (`textstream.watch`)."""
         records = self._records(request, exchange)
         if self.compat.tool_call_fallback and request.tools:
             return recover(records, request.tools)
+        if request.tools:
+            return watch(records, request.tools, self._fallback_on)
         return records
+
+    def _fallback_on(self) -> None:
+        self.compat = msgspec.structs.replace(self.compat, tool_call_fallback=True)
 
     async def _records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
         with malformed(self.name):

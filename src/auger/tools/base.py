@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import types
 import typing
@@ -94,20 +95,30 @@ class ToolContext(msgspec.Struct, frozen=True):
 
 
 Runner = Callable[[dict[str, Any], ToolContext], Awaitable["ToolResponse | str"]]
+Checker = Callable[[dict[str, Any]], "str | None"]
 
 
 class Tool(msgspec.Struct, frozen=True):
-    """A tool the model can call. `run(args, ctx)` returns a `ToolResponse` or plain text."""
+    """A tool the model can call. `run(args, ctx)` returns a `ToolResponse` or plain text;
+    `check(args)`, when set, says what is wrong with arguments before anything runs."""
 
     name: str
     description: str
     parameters: dict[str, Any]
     run: Runner = msgspec.field()
+    check: Checker | None = None
 
     @property
     def spec(self) -> ToolSpec:
         """What the model is shown."""
         return ToolSpec(self.name, self.description, self.parameters)
+
+    def refusal(self, args: dict[str, Any]) -> ToolResponse | None:
+        """The `validation_error` for arguments `check` finds wrong; `None` when they are fine."""
+        problem = self.check(args) if self.check is not None else None
+        if not problem:
+            return None
+        return ToolResponse.error("validation_error", f"{self.name}: {problem}")
 
 
 _JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -195,28 +206,96 @@ def schema_from_signature(fn: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
     return description, {"type": "object", "properties": properties, "required": required}
 
 
-def _check_args(schema: dict[str, Any], args: dict[str, Any]) -> str | None:
-    missing = [k for k in schema.get("required", []) if k not in args]
-    if missing:
-        return (
-            "missing required argument" + ("s " if len(missing) > 1 else " ") + ", ".join(missing)
-        )
-    properties = schema.get("properties", {})
-    for key, value in args.items():
-        expected = properties.get(key, {}).get("type")
-        if expected is None:
-            continue
-        ok = {
-            "string": isinstance(value, str),
-            "integer": isinstance(value, int) and not isinstance(value, bool),
-            "number": isinstance(value, int | float) and not isinstance(value, bool),
-            "boolean": isinstance(value, bool),
-            "array": isinstance(value, list),
-            "object": isinstance(value, dict),
-        }.get(expected, True)
-        if not ok and not (value is None and key not in schema.get("required", [])):
-            return f"argument {key!r} must be of type {expected}, got {type(value).__name__}"
-    return None
+def _plural(word: str, names: list[str]) -> str:
+    return f"{word}{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+
+def _schema_check(schema: dict[str, Any]) -> Checker:
+    """The check of a tool given its own JSON schema: required keys, top-level JSON types."""
+
+    def check(args: dict[str, Any]) -> str | None:
+        required = schema.get("required", [])
+        if missing := [k for k in required if k not in args]:
+            return "missing required " + _plural("argument", missing)
+        properties = schema.get("properties", {})
+        for key, value in args.items():
+            expected = properties.get(key, {}).get("type")
+            ok = {
+                "string": isinstance(value, str),
+                "integer": isinstance(value, int) and not isinstance(value, bool),
+                "number": isinstance(value, int | float) and not isinstance(value, bool),
+                "boolean": isinstance(value, bool),
+                "array": isinstance(value, list),
+                "object": isinstance(value, dict),
+            }.get(expected, True)
+            if not ok and not (value is None and key not in required):
+                return f"argument {key!r} must be of type {expected}, got {type(value).__name__}"
+        return None
+
+    return check
+
+
+def _admits_none(annotation: Any) -> bool:
+    return annotation is Any or (
+        get_origin(annotation) in (Union, types.UnionType) and type(None) in get_args(annotation)
+    )
+
+
+def _expected(annotation: Any) -> str:
+    """What a value of `annotation` is, said for the model."""
+    options = [a for a in get_args(annotation) if a is not type(None)]
+    if get_origin(annotation) in (Union, types.UnionType) and len(options) == 1:
+        annotation = options[0]
+    if get_origin(annotation) is Literal:
+        return "one of " + ", ".join(json.dumps(v) for v in get_args(annotation))
+    return str(_schema_for(annotation).get("type") or annotation)
+
+
+class _Signature:
+    """Arguments checked against a function's own types (the source of its schema too):
+    every required one present, no unknown one, each value of its type (`msgspec.convert`,
+    strictly: `Literal` values, nested lists and dicts, an int is no float's stand-in)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        hints = typing.get_type_hints(fn)
+        self.types: dict[str, Any] = {}
+        self.required: list[str] = []
+        for name, param in inspect.signature(fn).parameters.items():
+            if name == "ctx" or param.kind in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
+                continue
+            self.types[name] = hints.get(name, Any)
+            if param.default is inspect.Parameter.empty:
+                self.required.append(name)
+
+    def _given(self, args: dict[str, Any]) -> dict[str, Any]:
+        # a null for an optional argument that cannot be null means "not given": the default
+        return {
+            k: v
+            for k, v in args.items()
+            if v is not None or k in self.required or _admits_none(self.types.get(k, Any))
+        }
+
+    def check(self, args: dict[str, Any]) -> str | None:
+        """What is wrong with `args`, naming each field; `None` when nothing is."""
+        if missing := [k for k in self.required if k not in args]:
+            return "missing required " + _plural("argument", missing)
+        if unknown := [k for k in args if k not in self.types]:
+            return (
+                f"unknown {_plural('argument', [repr(k[:60]) for k in unknown])} "
+                f"(it takes {', '.join(self.types) or 'none'})"
+            )
+        problems = []
+        for key, value in self._given(args).items():
+            try:
+                msgspec.convert(value, type=self.types[key])
+            except msgspec.ValidationError as exc:
+                where = str(exc).replace("`$", f"`{key}")
+                problems.append(f"argument {key!r} must be {_expected(self.types[key])} ({where})")
+        return "; ".join(problems) or None
+
+    def convert(self, args: dict[str, Any]) -> dict[str, Any]:
+        """`args` (already checked) as the function's own types."""
+        return {k: msgspec.convert(v, type=self.types[k]) for k, v in self._given(args).items()}
 
 
 def tool(
@@ -229,23 +308,24 @@ def tool(
     """Make a `Tool` from a function (plain or async), its schema from type hints and docstring.
 
     Usable bare (`@tool`) or with options (`@tool(name="x")`). Arguments are checked against
-    the schema's required keys and basic types before the function runs; a failure is a
-    `validation_error` the model sees. Bytes that are not UTF-8 in what the tool returns (a
-    file name like `b'caf\\xe9'`) reach the model escaped (`caf\\xe9`).
+    the function's own types (or, with `parameters`, that schema's required keys and top-level
+    types) before anything runs — the dispatch asks before `before_tool_call`; a failure is a
+    `validation_error` naming each field, which the model sees. Bytes that are not UTF-8 in
+    what the tool returns (a file name like `b'caf\\xe9'`) reach the model escaped
+    (`caf\\xe9`).
     """
 
     def build(func: Callable[..., Any]) -> Tool:
         derived_description, derived_schema = schema_from_signature(func)
-        schema = parameters or derived_schema
+        signature = None if parameters is not None else _Signature(func)
+        check = signature.check if signature is not None else _schema_check(parameters or {})
         wants_ctx = "ctx" in inspect.signature(func).parameters
-        accepted = set(schema.get("properties", {}))
         is_async = inspect.iscoroutinefunction(func)
 
         async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResponse | str:
-            problem = _check_args(schema, args)
-            if problem:
-                return ToolResponse.error("validation_error", f"{tool_name}: {problem}")
-            kwargs = {k: v for k, v in args.items() if k in accepted or parameters is not None}
+            if refused := made.refusal(args):
+                return refused
+            kwargs = signature.convert(args) if signature is not None else dict(args)
             if wants_ctx:
                 kwargs["ctx"] = ctx
             try:
@@ -257,7 +337,8 @@ def tool(
                 return msgspec.structs.replace(result, content=escape_surrogates(result.content))
             return escape_surrogates(result) if isinstance(result, str) else result
 
-        tool_name = name or func.__name__
-        return Tool(tool_name, description or derived_description, schema, run)
+        schema = parameters or derived_schema
+        made = Tool(name or func.__name__, description or derived_description, schema, run, check)
+        return made
 
     return build if fn is None else build(fn)
