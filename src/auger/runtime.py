@@ -16,6 +16,7 @@ from typing import Any
 from auger.bus import Bus
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home
+from auger.config.schema import validate
 from auger.config.settings import load as load_settings
 from auger.engine import commands as engine_commands
 from auger.engine import prompt
@@ -84,6 +85,8 @@ class Runtime:
         cwd = Path(cwd or os.getcwd()).resolve()
         home = Path(home) if home is not None else auger_home(env)
         loaded = load_settings(home, cwd) if settings is None else None
+        if settings is not None:  # given settings obey the same schema (hosts warned already)
+            validate(settings, "settings")
         self.settings: Mapping[str, Any] = loaded.settings if loaded else settings or {}
         self.host: Host = host or NullHost()
         place = Place(cwd, home, Path(env.get("HOME") or Path.home()), env, clock)
