@@ -106,9 +106,10 @@ class Bus:
                 return Outcome(event, stopped=True)
             changed = event.apply(value) if isinstance(event, Event) else None
             if changed is None:
+                takes = event.takes if isinstance(event, Event) else Event.takes
                 self._report(
-                    f"{name} handler {handler.label} returned {type(value).__name__}, "
-                    "which this event does not take; ignored",
+                    f"{name} handler {handler.label} returned {_shown(value)}, but {name} "
+                    f"takes {takes}; ignored",
                     "warning",
                 )
                 continue
@@ -116,3 +117,12 @@ class Bus:
             if changed.settled:
                 break
         return Outcome(event)
+
+
+def _shown(value: Any) -> str:
+    """A returned value as a warning names it: its type, and a short look at it."""
+    try:
+        text = repr(value)
+    except Exception:  # a handler's own object may not even print
+        return type(value).__name__
+    return type(value).__name__ + (f" {text}" if len(text) <= 40 else f" {text[:37]}...")
