@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from auger.bus import Bus, Handler
 import pytest
 
+from auger.bus import Bus, Handler
 from auger.events import BeforeProviderRequest, Input, SessionBeforeCompact, ToolCallEvent
 
 REGISTRIES: dict[int, dict[str, list[Handler]]] = {}
