@@ -1,8 +1,20 @@
-"""The chain rule of SPEC §2.1, implemented once for every event."""
+"""The chain rule of SPEC §2.1, implemented once for every event.
+
+A plain (synchronous) handler runs in a worker thread while the event loop awaits it, so one
+that never returns (`time.sleep(3600)` on `text_delta`) cannot hold the loop: a cancel (the
+first Ctrl-C) or a closing timeout ends the wait at once and the turn goes on to its end; the
+stuck thread is a daemon, left to finish on its own. The price is a thread hop per call
+(about 20 µs, `bench/bench_dispatch.py`); a coroutine handler runs on the loop as before.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
 import inspect
+import queue
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -22,6 +34,7 @@ class Handler(msgspec.Struct, frozen=True):
     fn: Callable[..., Any]
     wants_ctx: bool
     owner: str
+    sync: bool = True
 
     @classmethod
     def of(cls, fn: Callable[..., Any], owner: str) -> Handler:
@@ -35,7 +48,9 @@ class Handler(msgspec.Struct, frozen=True):
         except (TypeError, ValueError):
             params = []
         wants_ctx = len(params) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params)
-        return cls(fn, wants_ctx, owner)
+        call = getattr(fn, "__call__", None)  # noqa: B004 - an object with an async __call__
+        is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
+        return cls(fn, wants_ctx, owner, not is_async)
 
     @property
     def label(self) -> str:
@@ -90,12 +105,13 @@ class Bus:
         if not handlers:
             return Outcome(event)
         for handler in list(handlers):
+            args = (event, self.ctx) if handler.wants_ctx else (event,)
             try:
-                value = handler.fn(event, self.ctx) if handler.wants_ctx else handler.fn(event)
+                value = await WORKERS.call(handler.fn, args) if handler.sync else handler.fn(*args)
                 if value is not None and inspect.isawaitable(value):
                     value = await value
-            except Exception as exc:  # a handler's failure is reported, never propagated
-                message = f"{name} handler failed: {exc}"
+            except (Exception, KeyboardInterrupt, SystemExit) as exc:  # reported, never raised
+                message = f"{name} handler failed: {str(exc) or type(exc).__name__}"
                 self._report(message, "error")
                 if isinstance(event, Event) and event.guard:
                     return Outcome(event, failure=message)
@@ -126,3 +142,65 @@ def _shown(value: Any) -> str:
     except Exception:  # a handler's own object may not even print
         return type(value).__name__
     return type(value).__name__ + (f" {text}" if len(text) <= 40 else f" {text[:37]}...")
+
+
+_WORKER = threading.local()
+
+
+def worker_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop that awaits the handler running on this thread; `None` off a worker (so code
+    a handler calls knows to hand loop-bound work back to that loop)."""
+    loop: asyncio.AbstractEventLoop | None = getattr(_WORKER, "loop", None)
+    return loop
+
+
+Job = tuple[Callable[..., Any], tuple[Any, ...], contextvars.Context, asyncio.Future[Any]]
+
+
+class Workers:
+    """Daemon threads for plain handlers: a free one takes the call, or a new one starts (a
+    stuck thread is never waited for, and never given another call)."""
+
+    def __init__(self) -> None:
+        self._idle: list[queue.SimpleQueue[Job]] = []
+        self._lock = threading.Lock()
+
+    async def call(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        """`fn(*args)` on a worker thread, awaited; its exception is raised here."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        with self._lock:
+            jobs = self._idle.pop() if self._idle else None
+        if jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=self._work, args=(jobs,), daemon=True).start()
+        jobs.put((fn, args, contextvars.copy_context(), future))
+        return await future
+
+    def _work(self, jobs: queue.SimpleQueue[Job]) -> None:
+        while True:
+            fn, args, context, future = jobs.get()
+            loop = future.get_loop()
+            _WORKER.loop = loop
+            try:
+                result, error = context.run(fn, *args), None
+            except BaseException as exc:  # handed to the awaiting task, whatever it is
+                result, error = None, exc
+            _WORKER.loop = None
+            with self._lock:
+                self._idle.append(jobs)
+            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+                loop.call_soon_threadsafe(_settle, future, result, error)
+            del fn, args, future, result, error
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():  # the wait was cancelled
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+WORKERS = Workers()

@@ -367,8 +367,9 @@ class Runtime:
         """End the session: `session_end(close)` and `session_shutdown` are awaited, then
         background jobs stop and connections are released."""
         root = str(self.cwd)
-        await closing(self._state, self._stream, self._bus, SessionEnd("close", root))
-        await closing(self._state, self._stream, self._bus, SessionShutdown(root))
+        with self._runner.cancellable():  # `cancel()` (a Ctrl-C) cuts a stuck handler short
+            await closing(self._state, self._stream, self._bus, SessionEnd("close", root))
+            await closing(self._state, self._stream, self._bus, SessionShutdown(root))
         await self._state.jobs.aclose()
         self._state.sandbox.close()
         await self._state.provider.aclose()
