@@ -98,41 +98,106 @@ class Bus:
         """Run the handlers of the event's type one at a time, in order, by the chain rule.
 
         A stream record is delivered the same way: it takes no return values, so any value
-        but `None` or `False` draws the warning.
+        but `None` or `False` draws the warning. Consecutive plain handlers share one trip to
+        a worker thread.
         """
-        name = event.type
-        handlers = self._handlers.get(name)
+        handlers = self._handlers.get(event.type)
         if not handlers:
             return Outcome(event)
-        for handler in list(handlers):
-            args = (event, self.ctx) if handler.wants_ctx else (event,)
+        chain = _Chain(self, event, list(handlers))
+        while chain.next < len(chain.handlers) and chain.outcome is None:
+            handler = chain.handlers[chain.next]
+            if handler.sync:
+                try:
+                    pending = await WORKERS.call(chain.walk, ())
+                except BaseException:
+                    chain.abandoned = True  # the rest of the walk is not run behind our back
+                    raise
+            else:
+                chain.next += 1
+                try:
+                    pending = (handler, chain.call(handler))
+                except (Exception, KeyboardInterrupt, SystemExit) as exc:
+                    chain.failed(exc)
+                    continue
+            if pending is not None:
+                await chain.settle(*pending)
+        return chain.outcome or Outcome(chain.event)
+
+
+class _Chain:
+    """One run of the chain rule over `handlers`: where it is, and how it ended."""
+
+    def __init__(self, bus: Bus, event: Any, handlers: list[Handler]) -> None:
+        self.bus = bus
+        self.event = event
+        self.handlers = handlers
+        self.next = 0
+        self.outcome: Outcome[Any] | None = None
+        self.abandoned = False
+
+    def call(self, handler: Handler) -> Any:
+        """What `handler` returns for the event as it is now (maybe an awaitable)."""
+        if handler.wants_ctx:
+            return handler.fn(self.event, self.bus.ctx)
+        return handler.fn(self.event)
+
+    def walk(self) -> tuple[Handler, Any] | None:
+        """Run the plain handlers from `next` on (on a worker thread), up to the first that
+        returns an awaitable, which is handed back to be awaited on the loop."""
+        while self.next < len(self.handlers) and self.outcome is None and not self.abandoned:
+            handler = self.handlers[self.next]
+            if not handler.sync:
+                return None
+            self.next += 1
             try:
-                value = await WORKERS.call(handler.fn, args) if handler.sync else handler.fn(*args)
-                if value is not None and inspect.isawaitable(value):
-                    value = await value
-            except (Exception, KeyboardInterrupt, SystemExit) as exc:  # reported, never raised
-                message = f"{name} handler failed: {str(exc) or type(exc).__name__}"
-                self._report(message, "error")
-                if isinstance(event, Event) and event.guard:
-                    return Outcome(event, failure=message)
+                value = self.call(handler)
+            except (Exception, KeyboardInterrupt, SystemExit) as exc:
+                self.failed(exc)
                 continue
-            if value is None:
-                continue
-            if value is False:
-                return Outcome(event, stopped=True)
-            changed = event.apply(value) if isinstance(event, Event) else None
-            if changed is None:
-                takes = event.takes if isinstance(event, Event) else Event.takes
-                self._report(
-                    f"{name} handler {handler.label} returned {_shown(value)}, but {name} "
-                    f"takes {takes}; ignored",
-                    "warning",
-                )
-                continue
-            event = changed  # type: ignore[assignment]
-            if changed.settled:
-                break
-        return Outcome(event)
+            if value is not None and inspect.isawaitable(value):
+                return handler, value
+            self.take(handler, value)
+        return None
+
+    async def settle(self, handler: Handler, value: Any) -> None:
+        """Await what `handler` returned, then apply it."""
+        try:
+            if value is not None and inspect.isawaitable(value):
+                value = await value
+        except (Exception, KeyboardInterrupt, SystemExit) as exc:  # reported, never raised
+            self.failed(exc)
+            return
+        self.take(handler, value)
+
+    def failed(self, exc: BaseException) -> None:
+        """A handler raised: reported; a guard event is blocked by it."""
+        name = self.event.type
+        message = f"{name} handler failed: {str(exc) or type(exc).__name__}"
+        self.bus._report(message, "error")
+        if isinstance(self.event, Event) and self.event.guard:
+            self.outcome = Outcome(self.event, failure=message)
+
+    def take(self, handler: Handler, value: Any) -> None:
+        """Apply a handler's return value by the chain rule."""
+        if value is None:
+            return
+        if value is False:
+            self.outcome = Outcome(self.event, stopped=True)
+            return
+        event = self.event
+        changed = event.apply(value) if isinstance(event, Event) else None
+        if changed is None:
+            name, takes = event.type, event.takes if isinstance(event, Event) else Event.takes
+            self.bus._report(
+                f"{name} handler {handler.label} returned {_shown(value)}, but {name} "
+                f"takes {takes}; ignored",
+                "warning",
+            )
+            return
+        self.event = changed
+        if changed.settled:
+            self.outcome = Outcome(changed)
 
 
 def _shown(value: Any) -> str:
