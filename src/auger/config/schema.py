@@ -81,6 +81,7 @@ KEYS: tuple[Key, ...] = (
     Key("http.connect_timeout", "number", _INERT),
     Key("http.idle_timeout", "number", _INERT),
     Key("http.first_event_timeout", "number", _INERT),
+    Key("http.attempt_timeout", "number", _INERT),
     Key("providers", "object"),
     Key("providers.*", "object"),
     Key("providers.*.api", "string"),
