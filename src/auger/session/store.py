@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import EllipsisType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -98,6 +98,8 @@ class SessionFile:
         # before it, so parents come before children and walking up always ends.
         self._parent: dict[str, str | None] = {}
         self._children: dict[str | None, list[Entry]] = {}
+        # A skipped entry's id -> the parent the tree had for it, so its children hang there
+        self._skipped: dict[str, str | None] = {}
         self._fd: int | None = None
         # Lines waiting for the first message entry; `None` once the file exists.
         self._pending: list[bytes] | None = []
@@ -157,6 +159,7 @@ class SessionFile:
                 entry = entry_from_dict(raw)
             except ValueError as exc:
                 self.warnings.append(f"{where}: skipped an invalid entry ({exc})")
+                self._skip(raw)
                 continue
             if entry.id in self._by_id and not isinstance(entry, LeafEntry):
                 self.warnings.append(f"{where}: skipped a duplicate id {entry.id}")
@@ -313,8 +316,10 @@ class SessionFile:
             if entry.parent_id is None or entry.parent_id in self._by_id:
                 self.leaf_id = entry.parent_id
             return
-        # An entry whose parent was lost to an unreadable line is shown as a root.
-        parent = entry.parent_id if entry.parent_id in self._by_id else None
+        # The child of a skipped entry hangs where that entry would have; one whose parent
+        # was lost to an unreadable line is shown as a root.
+        parent = self._skipped.get(entry.parent_id, entry.parent_id) if entry.parent_id else None
+        parent = parent if parent in self._by_id else None
         self.entries.append(entry)
         self._by_id[entry.id] = entry
         self._parent[entry.id] = parent
@@ -327,6 +332,15 @@ class SessionFile:
                 self.labels[entry.target_id] = entry.label
         elif isinstance(entry, SessionInfoEntry):
             self.name = entry.name
+
+    def _skip(self, raw: Any) -> None:
+        """Remember where a skipped entry hung (when its tree fields can be read at all)."""
+        if not isinstance(raw, dict):
+            return
+        entry_id, parent = raw.get("id"), raw.get("parent_id")
+        if isinstance(entry_id, str) and entry_id not in self._by_id:
+            parent = parent if isinstance(parent, str) else None
+            self._skipped[entry_id] = self._skipped.get(parent, parent) if parent else None
 
     def _materialize(self, lines: list[bytes], entries: Sequence[Entry]) -> None:
         """Create the file with the header (titled by the first prompt) and `lines`."""
