@@ -104,19 +104,24 @@ class SessionFile:
         # Lines waiting for the first message entry; `None` once the file exists.
         self._pending: list[bytes] | None = []
         self.unsaved: str | None = None
+        self._parents = True  # whether writing the file may make its directory
         # The file's size and line count as this object last read or wrote it.
         self._size: int | None = None
         self._lines = 0
 
     @classmethod
     def create(
-        cls, path: str | Path, header: SessionHeader, *, persist: bool = True
+        cls, path: str | Path, header: SessionHeader, *, persist: bool = True, parents: bool = True
     ) -> SessionFile:
         """A new session at `path`; the file is written when the first message is appended.
 
         With `persist=False` nothing is ever written (`--no-save`): the tree lives in memory.
+        With `parents=False` a missing directory is not made (a path the user named): the
+        session is then not saved, and says so.
         """
-        return cls(Path(path), header, persist=persist)
+        session = cls(Path(path), header, persist=persist)
+        session._parents = parents
+        return session
 
     @classmethod
     def open(cls, path: str | Path) -> SessionFile:
@@ -348,7 +353,8 @@ class SessionFile:
             self.header = msgspec.structs.replace(self.header, title=_title(entries))
         flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self._parents:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(self.path, flags, 0o600)
         except FileExistsError:
             raise SessionError(f"{self.path} already exists") from None
