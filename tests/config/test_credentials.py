@@ -7,7 +7,10 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 from auger.config.credentials import load_credentials, save_credential, with_credentials
+from support.cli import Project
 
 
 def test_a_saved_key_is_private_and_read_back(tmp_path: Path) -> None:
@@ -71,3 +74,19 @@ def test_values_that_are_not_strings_are_ignored(tmp_path: Path) -> None:
     path.write_text(json.dumps({"K": "v", "N": 3, "E": "", "L": ["x"]}))
     os.chmod(path, 0o600)
     assert load_credentials(tmp_path) == {"K": "v"}
+
+
+@pytest.mark.slow
+def test_a_missing_key_says_auth_json_was_ignored_and_why(tmp_path: Path) -> None:
+    project = Project.make(tmp_path)
+    provider = {"api": "anthropic", "base_url": "http://127.0.0.1:9", "api_key_env": "P_KEY"}
+    project.settings({"model": "p/m", "providers": {"p": provider}})
+    auth = project.home / "auth.json"
+    auth.write_text(json.dumps({"P_KEY": "sk-test"}))
+    auth.chmod(0o644)
+    done = project.run("-p", "hi")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "auger: no API key for p — set P_KEY; ~/auger-home/auth.json is readable by others "
+        "(mode 644), so its keys are not used — run: chmod 600 ~/auger-home/auth.json\n"
+    )

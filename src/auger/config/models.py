@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from auger.config.errors import ConfigError
+from auger.config.errors import ConfigError, MissingKey
 from auger.config.providers import BUILTIN
 from auger.llm.catalog import Ambiguous, Retired, find, lookup, model_from_entry
 from auger.llm.formats import API_NAMES, ApiName, Endpoint, WireFormat, wire_format
@@ -197,7 +197,7 @@ def build_provider(config: ProviderConfig, transport: Any = None) -> Provider:
     fmt = config.format
     if (fmt.needs_key or config.key_env is not None) and not config.api_key:
         var = config.key_env or "api_key"
-        raise ConfigError(
+        raise MissingKey(
             f"no API key for {config.name} — set {var}"
             + ("" if config.key_env else f' in settings "providers.{config.name}"')
         )
