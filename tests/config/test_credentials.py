@@ -79,7 +79,7 @@ def test_values_that_are_not_strings_are_ignored(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_missing_key_says_auth_json_was_ignored_and_why(tmp_path: Path) -> None:
     project = Project.make(tmp_path)
-    provider = {"api": "anthropic", "base_url": "http://127.0.0.1:9", "api_key_env": "P_KEY"}
+    provider = {"api": "messages", "base_url": "http://127.0.0.1:9", "api_key_env": "P_KEY"}
     project.settings({"model": "p/m", "providers": {"p": provider}})
     auth = project.home / "auth.json"
     auth.write_text(json.dumps({"P_KEY": "sk-test"}))
