@@ -358,6 +358,21 @@ def test_429_with_retry_after_then_success(
     assert len(fake_server.requests) == 2
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999"])
+def test_a_retry_after_that_is_no_number_of_seconds_is_ignored(
+    project: Project, fake_server: FakeServer, value: str
+) -> None:
+    configure(project, fake_server, "chat-completions")
+    fake_server.queue(
+        Reply(429, b'{"error": {"message": "slow down"}}', {"retry-after": value}),
+        Reply(body=text_reply("chat-completions", "ok")),
+    )
+    result = project.run("-p", "--json", "hi")
+    assert result.returncode == 0, result.stderr
+    [notice] = [r["message"] for r in json_lines(result.stdout) if r["type"] == "notify"]
+    assert "retrying in 0.0s" in notice  # the configured backoff (0.01 s), not the header
+
+
 @pytest.mark.parametrize("api", FORMATS)
 def test_500_then_success(project: Project, fake_server: FakeServer, api: str) -> None:
     configure(project, fake_server, api)
