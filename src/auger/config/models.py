@@ -143,6 +143,8 @@ def provider_config(
             + (f"{where}{hint} or " if where else "")
             + f'set "base_url" in settings "providers.{name}"'
         )
+    if base_url:
+        _check_url(name, base_url)
     key_env = raw.get("api_key_env")
     api_key = raw.get("api_key") or (env.get(key_env) if key_env else None) or None
     compat = raw.get("compat") or {}
@@ -160,6 +162,22 @@ def provider_config(
         compat=dict(compat),
         model_defaults=dict(raw.get("model_defaults") or {}),
     )
+
+
+def _check_url(provider: str, url: str) -> None:
+    """A base URL a request can go to: http or https, with a host; else a `ConfigError`."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port that is no number
+    except ValueError as exc:
+        raise ConfigError(f"provider {provider!r}: base URL {url!r} is not a URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"provider {provider!r}: base URL {url!r} must be an http:// or https:// URL "
+            "with a host"
+        )
 
 
 _RESOURCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}")
