@@ -358,6 +358,23 @@ def test_429_with_retry_after_then_success(
     assert len(fake_server.requests) == 2
 
 
+@pytest.mark.parametrize("api", FORMATS)
+def test_a_401_that_echoes_the_key_never_shows_it(
+    project: Project, fake_server: FakeServer, api: str
+) -> None:
+    configure(project, fake_server, api)
+    refused = b'{"error": {"message": "Incorrect API key provided: sk-local-test. Check it."}}'
+    fake_server.queue(Reply(401, refused))
+    result = project.run("-p", "--json", "hi")
+    assert result.returncode == 2
+    assert "sk-local-test" not in result.stdout + result.stderr
+    [end] = [r for r in json_lines(result.stdout) if r["type"] == "turn_end"]
+    assert end["error"]["kind"] == "auth"
+    assert "Incorrect API key provided: [redacted]. Check it." in end["error"]["message"]
+    [session] = (project.home / "sessions").glob("*/*.jsonl")
+    assert "sk-local-test" not in session.read_text()
+
+
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999"])
 def test_a_retry_after_that_is_no_number_of_seconds_is_ignored(
     project: Project, fake_server: FakeServer, value: str

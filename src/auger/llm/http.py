@@ -27,6 +27,9 @@ def _error_message(body: bytes) -> str:
     return str(error)[:300]
 
 
+_SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
+
+
 class HttpClient:
     """POSTs JSON and reads server-sent events, for one provider.
 
@@ -140,13 +143,24 @@ class HttpClient:
         return ProviderError(
             "bad_request",
             f"{self.provider}: expected an event stream, got {content_type!r}: "
-            + body.decode(errors="replace"),
+            + self._redacted(body.decode(errors="replace")),
             status=response.status,
         )
 
+    def _redacted(self, text: str) -> str:
+        """`text` with the credentials this client sends blanked out: a server may echo the
+        key it refused, and the message is shown and saved."""
+        for name, value in self.headers.items():
+            if name.lower() not in _SECRET_HEADERS:
+                continue
+            secret = value.removeprefix("Bearer ").removeprefix("bearer ").strip()
+            if len(secret) >= 8:  # a short value would blank ordinary words
+                text = text.replace(secret, "[redacted]")
+        return text
+
     def _http_error(self, response: Any, body: bytes) -> ProviderError:
         status = response.status
-        message = _error_message(body)
+        message = self._redacted(_error_message(body))
         kind = classify_status(status, message)
         text = f"{self.provider} returned {status}: {message}"
         if kind == "auth" and self.key_env:
