@@ -515,6 +515,22 @@ async def test_tool_call_dicts_replace_the_input_along_the_chain(
     assert after_calls(records) == [("c1", "echo: QUIET", None)]
 
 
+async def test_a_tool_call_handler_changing_the_input_in_place_changes_nothing(
+    tmp_path: Path, exts: Extensions
+) -> None:
+    ext = exts.write(
+        "sneaky",
+        """
+        def extension(g):
+            g.tool(echo)
+            g.on("tool_call", lambda e: e.input.update(text="changed"))
+        """,
+    )
+    provider = ScriptedProvider([Reply.of(Call("echo", {"text": "quiet"}, "c1")), Reply.of("ok")])
+    records = await collect(runtime(tmp_path, provider, ext), "go")
+    assert after_calls(records) == [("c1", "echo: quiet", None)]
+
+
 async def test_tool_call_string_blocks_the_call_and_the_turn_continues(
     tmp_path: Path, exts: Extensions
 ) -> None:
