@@ -143,7 +143,7 @@ def provider_config(
             + (f"{where}{hint} or " if where else "")
             + f'set "base_url" in settings "providers.{name}"'
         )
-    if base_url:
+    if base_url and fmt.url != "none":  # `none`: no HTTP (a local model's directory)
         _check_url(name, base_url)
     key_env = raw.get("api_key_env")
     api_key = raw.get("api_key") or (env.get(key_env) if key_env else None) or None
