@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import os
 import queue
 import threading
 from collections.abc import Callable, Mapping
@@ -230,6 +231,11 @@ class Workers:
         self._idle: list[queue.SimpleQueue[Job]] = []
         self._lock = threading.Lock()
 
+    def forget(self) -> None:
+        """Drop every worker (in a forked child, whose threads did not come along)."""
+        self._idle = []
+        self._lock = threading.Lock()
+
     async def call(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         """`fn(*args)` on a worker thread, awaited; its exception is raised here."""
         loop = asyncio.get_running_loop()
@@ -269,3 +275,5 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
 
 
 WORKERS = Workers()
+if hasattr(os, "register_at_fork"):  # a forked child has none of the parent's threads
+    os.register_at_fork(after_in_child=WORKERS.forget)
