@@ -14,16 +14,18 @@ import contextlib
 import contextvars
 import inspect
 import os
-import queue
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
 from auger.events import Event
 from auger.llm.records import Record
 from auger.records import NoticeLevel
+
+if TYPE_CHECKING:
+    import queue
 
 Report = Callable[[str, NoticeLevel], None]
 E = TypeVar("E", bound=Record)
@@ -243,6 +245,8 @@ class Workers:
         with self._lock:
             jobs = self._idle.pop() if self._idle else None
         if jobs is None:
+            import queue  # only once a plain handler runs: start-up does not pay for it
+
             jobs = queue.SimpleQueue()
             threading.Thread(target=self._work, args=(jobs,), daemon=True).start()
         jobs.put((fn, args, contextvars.copy_context(), future))
