@@ -399,3 +399,19 @@ def test_the_children_of_a_skipped_entry_hang_from_its_parent(new_session: NewSe
         ]
         assert [e.id for e in reopened.branch()] == [a.id, c.id, d.id]
         assert b.id not in {e.id for e in reopened.entries}
+
+
+@pytest.mark.parametrize("levels", [65, 50_000])
+def test_an_entry_a_load_would_skip_is_never_written(new_session: NewSession, levels: int) -> None:
+    session = new_session()
+    session.append(user())
+    deep: list[Any] = []
+    for _ in range(levels - 2):  # the entry's own object and its `data` list add two
+        deep = [deep]
+    with pytest.raises(ValueError, match="a custom entry nested deeper than 64 levels"):
+        session.append(CustomEntry("deep", deep))
+    after = session.append(user("still saved"))
+    session.close()
+    with SessionFile.open(session.path) as reopened:
+        assert reopened.warnings == []
+        assert reopened.leaf_id == after.id

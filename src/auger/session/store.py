@@ -25,8 +25,10 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from auger.llm.arguments import depth
 from auger.llm.messages import UserMessage
 from auger.session.entries import (
+    MAX_DEPTH,
     BranchSummaryEntry,
     Entry,
     LabelEntry,
@@ -72,7 +74,15 @@ def _title(entries: Iterable[Entry]) -> str:
 
 
 def _line(entry: Entry) -> bytes:
-    return _encode(entry.to_dict()) + b"\n"
+    """An entry's line; `ValueError` for one a load would not take back (nested too deeply),
+    so what is written is always what loads."""
+    try:
+        data = entry.to_dict()
+        if depth(data) <= MAX_DEPTH:
+            return _encode(data) + b"\n"
+    except RecursionError:
+        pass
+    raise ValueError(f"a {entry.type} entry nested deeper than {MAX_DEPTH} levels is not saved")
 
 
 class SessionFile:
