@@ -2,8 +2,10 @@
 
 Run: .venv/bin/python bench/bench_dispatch.py [--runs N]
 
-Measures, on this machine: one `Bus.emit` with no handlers, and with ten handlers returning
-`None` (plain, `(event, ctx)` and async ones); `Runtime(...)` construction with 30 small
+Measures, on this machine: one `Bus.emit` with no handlers, with one plain handler, and with
+ten handlers returning `None` (plain, `(event, ctx)` and async ones) — plain handlers run in a
+worker thread, so one that never returns cannot hold the loop: the rows with plain handlers are
+that thread hop (consecutive plain handlers share one); `Runtime(...)` construction with 30 small
 extension files against none (in-process, bundled tools loaded in both); and the same
 difference in `auger -p` wall time, the 30 files in `$AUGER_HOME/extensions`. Medians of
 `--runs` runs. Prints a Markdown table.
@@ -32,7 +34,7 @@ from auger.extensions.source import from_file
 from auger.llm.scripted import ScriptedProvider
 from auger.runtime import Runtime
 
-TARGETS = {"none": 1e-6, "ten": 20e-6, "startup": 0.050}
+TARGETS = {"none": 1e-6, "ten": 50e-6, "startup": 0.050}
 EMITS = 20_000
 EXTENSIONS = 30
 
@@ -114,6 +116,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     runs = parser.parse_args().runs
     none = per_emit([], runs)
+    one = per_emit([plain], runs)
     ten = per_emit([plain] * 10, runs)
     ten_ctx = per_emit([with_ctx] * 10, runs)
     ten_async = per_emit([awaited] * 10, runs)
@@ -149,6 +152,7 @@ def main() -> None:
 
     rows = [
         ("`Bus.emit`, no handlers", none, "none", "µs", 1e6),
+        ("`Bus.emit`, 1 plain handler (a thread hop)", one, None, "µs", 1e6),
         ("`Bus.emit`, 10 handlers returning None", ten, "ten", "µs", 1e6),
         ("`Bus.emit`, 10 `(event, ctx)` handlers", ten_ctx, None, "µs", 1e6),
         ("`Bus.emit`, 10 async handlers", ten_async, None, "µs", 1e6),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from auger.bus import Bus, Handler
-from auger.events import Input, ToolCallEvent
+from auger.events import BeforeProviderRequest, Input, SessionBeforeCompact, ToolCallEvent
 
 REGISTRIES: dict[int, dict[str, list[Handler]]] = {}
 
@@ -63,6 +65,35 @@ async def test_a_value_of_the_wrong_kind_is_ignored_with_a_warning() -> None:
     assert out.event.text == "hi"
     assert len(notices) == 1 and notices[0][1] == "warning"
     assert "input handler" in notices[0][0] and "(ext)" in notices[0][0]
+
+
+@pytest.mark.parametrize(
+    ("event", "value"),
+    [
+        (BeforeProviderRequest("u", {}, {}), {"headers": {"x-a": 1}}),
+        (BeforeProviderRequest("u", {}, {}), {"headers": ["x-a"]}),
+        (BeforeProviderRequest("u", {}, {}), {"body": "text"}),
+        (SessionBeforeCompact(True), {"summary": 12}),
+    ],
+)
+async def test_a_value_holding_the_wrong_types_is_ignored_saying_what_the_event_takes(
+    event: BeforeProviderRequest | SessionBeforeCompact, value: object
+) -> None:
+    bus, notices = make_bus()
+
+    def sloppy(e: object) -> object:
+        return value
+
+    add(bus, event.type, Handler.of(sloppy, "ext"))
+    out = await bus.emit(event)
+    assert out.event is event
+    [(message, level)] = notices
+    assert level == "warning"
+    assert message == (
+        f"{event.type} handler test_a_value_holding_the_wrong_types_is_ignored_saying_what_the_"
+        f"event_takes.<locals>.sloppy (ext) returned dict {value!r}, but {event.type} takes "
+        f"{event.takes}; ignored"
+    )
 
 
 async def test_a_raising_handler_is_reported_and_counts_as_none() -> None:

@@ -1,8 +1,9 @@
 """Extension events of SPEC §2: payloads, and what a handler's return value may change.
 
 Each event is an immutable value. `apply(value)` returns the event as changed by a handler's
-return value, or `None` when that kind of value means nothing for this event (the bus then
-warns). An event whose `settled` is true ends the chain (a blocked tool call).
+return value, or `None` when the value is not one this event takes — checked to the types of
+what it holds, so nothing a handler returns can break the turn later; the bus then warns with
+the event's `takes`. An event whose `settled` is true ends the chain (a blocked tool call).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
-from auger.llm.messages import Message
+from auger.llm.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
 from auger.llm.records import Record
 from auger.llm.usage import Usage
 
@@ -23,6 +24,8 @@ class Event(Record, frozen=True):
     """
 
     guard: ClassVar[bool] = False
+    takes: ClassVar[str] = "no value (it only observes)"
+    """What a handler may return, as a warning about a wrong value says it."""
 
     def apply(self, value: Any) -> Event | None:
         """The event as changed by `value`, or `None` if `value` is not accepted."""
@@ -38,6 +41,7 @@ class Input(Event, frozen=True):
     """What was typed. A string replaces it; `False` swallows it."""
 
     type: ClassVar[str] = "input"
+    takes: ClassVar[str] = "a string or False"
     text: str
 
     def apply(self, value: Any) -> Event | None:
@@ -77,6 +81,7 @@ class BeforeRequest(Event, frozen=True):
     """The turn's message is about to be stored; a string is appended to it."""
 
     type: ClassVar[str] = "before_request"
+    takes: ClassVar[str] = "a string (appended to the prompt)"
     prompt: str
     messages: int
 
@@ -94,6 +99,7 @@ class ToolCallEvent(Event, frozen=True):
 
     type: ClassVar[str] = "tool_call"
     guard: ClassVar[bool] = True
+    takes: ClassVar[str] = "a string or False (blocks), or a dict with string keys (the input)"
     _omit_none: ClassVar[frozenset[str]] = frozenset({"blocked"})
     name: str
     input: dict[str, Any]
@@ -104,7 +110,7 @@ class ToolCallEvent(Event, frozen=True):
         """A string blocks; a dict replaces the input."""
         if isinstance(value, str):
             return msgspec.structs.replace(self, blocked=value)
-        if isinstance(value, dict):
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
             return msgspec.structs.replace(self, input=value)
         return None
 
@@ -127,6 +133,7 @@ class ToolEnd(Event, frozen=True):
     """A tool finished. A string replaces what the model is told it returned."""
 
     type: ClassVar[str] = "tool_end"
+    takes: ClassVar[str] = "a string (the result the model is told)"
     name: str
     input: dict[str, Any]
     call_id: str
@@ -178,20 +185,22 @@ class Context(Event, frozen=True):
     """The messages one model call is about to send (a copy). A list replaces them."""
 
     type: ClassVar[str] = "context"
+    takes: ClassVar[str] = "a list of messages (UserMessage, AssistantMessage, ToolResultMessage)"
     messages: list[Message]
     step: int
 
     def apply(self, value: Any) -> Event | None:
         """A list of messages replaces what this call sends."""
-        return (
-            msgspec.structs.replace(self, messages=list(value)) if isinstance(value, list) else None
-        )
+        if not isinstance(value, list) or not all(isinstance(m, _MESSAGES) for m in value):
+            return None
+        return msgspec.structs.replace(self, messages=list(value))
 
 
 class BeforeProviderRequest(Event, frozen=True):
     """An HTTP request to a provider. A dict's `headers` merge over; its `body` replaces."""
 
     type: ClassVar[str] = "before_provider_request"
+    takes: ClassVar[str] = 'a dict with "headers" (strings) or "body" (a dict)'
     url: str
     headers: dict[str, str]
     body: dict[str, Any]
@@ -200,8 +209,10 @@ class BeforeProviderRequest(Event, frozen=True):
         """Merge headers, replace the body."""
         if not isinstance(value, dict) or not ({"headers", "body"} & value.keys()):
             return None
-        headers = self.headers | dict(value.get("headers") or {})
-        return msgspec.structs.replace(self, headers=headers, body=value.get("body", self.body))
+        headers, body = value.get("headers") or {}, value.get("body", self.body)
+        if not _strings(headers) or not isinstance(body, dict):
+            return None
+        return msgspec.structs.replace(self, headers=self.headers | headers, body=body)
 
 
 class AfterProviderResponse(Event, frozen=True):
@@ -231,6 +242,7 @@ class BeforeAgentStart(Event, frozen=True):
     """A string replaces the prompt; `False` cancels the turn; a dict replaces either field."""
 
     type: ClassVar[str] = "before_agent_start"
+    takes: ClassVar[str] = 'a string, False, or a dict with a string "prompt" or "system_prompt"'
     prompt: str
     system_prompt: str
 
@@ -238,7 +250,7 @@ class BeforeAgentStart(Event, frozen=True):
         """Replace the prompt or the system prompt."""
         if isinstance(value, str):
             return msgspec.structs.replace(self, prompt=value)
-        if isinstance(value, dict) and ({"prompt", "system_prompt"} & value.keys()):
+        if _fields(value, ("prompt", "system_prompt"), optional=False):
             return msgspec.structs.replace(
                 self,
                 prompt=value.get("prompt", self.prompt),
@@ -251,6 +263,7 @@ class SessionBeforeCompact(Event, frozen=True):
     """Compaction is about to run. `False` cancels; a dict supplies `summary` or `instruction`."""
 
     type: ClassVar[str] = "session_before_compact"
+    takes: ClassVar[str] = 'False, or a dict with a string "summary" or "instruction"'
     _omit_none: ClassVar[frozenset[str]] = frozenset({"summary"})
     automatic: bool
     instruction: str | None = None
@@ -258,7 +271,7 @@ class SessionBeforeCompact(Event, frozen=True):
 
     def apply(self, value: Any) -> Event | None:
         """Supply a summary or an instruction."""
-        if isinstance(value, dict) and ({"summary", "instruction"} & value.keys()):
+        if _fields(value, ("summary", "instruction"), optional=True):
             return msgspec.structs.replace(
                 self,
                 summary=value.get("summary", self.summary),
@@ -271,6 +284,7 @@ class SessionBeforeFork(Event, frozen=True):
     """A fork is about to happen; `False` cancels it."""
 
     type: ClassVar[str] = "session_before_fork"
+    takes: ClassVar[str] = "False (cancels the fork)"
     id: str
     at: str | None = None
 
@@ -279,6 +293,7 @@ class SessionBeforeSwitch(Event, frozen=True):
     """A switch to another session is about to happen; `False` cancels it."""
 
     type: ClassVar[str] = "session_before_switch"
+    takes: ClassVar[str] = "False (cancels the switch)"
     from_: str
     to: str
 
@@ -292,6 +307,26 @@ class SessionShutdown(Event, frozen=True):
 
     type: ClassVar[str] = "session_shutdown"
     root: str
+
+
+_MESSAGES = (UserMessage, AssistantMessage, ToolResultMessage)
+
+
+def _strings(value: Any) -> bool:
+    """Whether `value` is a dict of strings to strings (headers)."""
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    )
+
+
+def _fields(value: Any, names: tuple[str, str], optional: bool) -> bool:
+    """Whether `value` is a dict naming one of `names` with each named one a string (or, when
+    `optional`, `None`)."""
+    if not isinstance(value, dict) or not (set(names) & value.keys()):
+        return False
+    return all(
+        isinstance(value[n], str) or (optional and value[n] is None) for n in names if n in value
+    )
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (

@@ -215,7 +215,7 @@ def open_session(
             target = (cwd / path).expanduser()
             if not target.exists():  # a new session at that path, written from its first entry
                 header = SessionHeader(id=os.urandom(6).hex(), cwd=str(cwd))
-                return SessionFile.create(target, header)
+                return SessionFile.create(target, header, parents=False)
             return SessionFile.open(target)
         if resume:
             return SessionFile.open(find_session(home, cwd, resume))

@@ -17,6 +17,7 @@ from auger.bus import Bus
 from auger.commands.paths import repo_root
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home
+from auger.config.schema import validate
 from auger.config.settings import load as load_settings
 from auger.engine import commands as engine_commands
 from auger.engine import prompt
@@ -85,6 +86,8 @@ class Runtime:
         cwd = Path(cwd or os.getcwd()).resolve()
         home = Path(home) if home is not None else auger_home(env)
         loaded = load_settings(home, cwd) if settings is None else None
+        if settings is not None:  # given settings obey the same schema (hosts warned already)
+            validate(settings, "settings")
         self.settings: Mapping[str, Any] = loaded.settings if loaded else settings or {}
         self.host: Host = host or NullHost()
         place = Place(cwd, home, Path(env.get("HOME") or Path.home()), env, clock)
@@ -366,8 +369,9 @@ class Runtime:
         """End the session: `session_end(close)` and `session_shutdown` are awaited, then
         background jobs stop and connections are released."""
         root = str(self.cwd)
-        await closing(self._state, self._stream, self._bus, SessionEnd("close", root))
-        await closing(self._state, self._stream, self._bus, SessionShutdown(root))
+        with self._runner.cancellable():  # `cancel()` (a Ctrl-C) cuts a stuck handler short
+            await closing(self._state, self._stream, self._bus, SessionEnd("close", root))
+            await closing(self._state, self._stream, self._bus, SessionShutdown(root))
         await self._state.jobs.aclose()
         self._state.sandbox.close()
         await self._state.provider.aclose()

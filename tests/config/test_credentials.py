@@ -7,6 +7,8 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 from auger.config.credentials import (
     load_credentials,
     load_signin,
@@ -17,6 +19,7 @@ from auger.config.credentials import (
     signed_in,
     with_credentials,
 )
+from support.cli import Project
 
 
 def test_a_saved_key_is_private_and_read_back(tmp_path: Path) -> None:
@@ -100,3 +103,19 @@ def test_a_sign_in_in_a_file_others_can_read_is_not_used(tmp_path: Path) -> None
     warnings: list[str] = []
     assert load_signin(tmp_path, "copilot", warnings.append) is None
     assert "chmod 600" in warnings[0]
+
+
+@pytest.mark.slow
+def test_a_missing_key_says_auth_json_was_ignored_and_why(tmp_path: Path) -> None:
+    project = Project.make(tmp_path)
+    provider = {"api": "messages", "base_url": "http://127.0.0.1:9", "api_key_env": "P_KEY"}
+    project.settings({"model": "p/m", "providers": {"p": provider}})
+    auth = project.home / "auth.json"
+    auth.write_text(json.dumps({"P_KEY": "sk-test"}))
+    auth.chmod(0o644)
+    done = project.run("-p", "hi")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "auger: no API key for p — set P_KEY; ~/auger-home/auth.json is readable by others "
+        "(mode 644), so its keys are not used — run: chmod 600 ~/auger-home/auth.json\n"
+    )

@@ -19,14 +19,22 @@ def test_defaults():
     transport = transport_from({}, {})
     assert transport.timeouts == Timeouts()
     assert transport.timeouts.idle == 90.0
+    assert transport.timeouts.attempt == 3600.0  # generous: a long answer is not cut
 
 
 def test_settings_set_the_timeouts_and_env_the_proxy():
     transport = transport_from(
         {"HTTPS_PROXY": "http://proxy:3128"},
-        {"http": {"idle_timeout": 5, "connect_timeout": 2.5, "first_event_timeout": 60}},
+        {
+            "http": {
+                "idle_timeout": 5,
+                "connect_timeout": 2.5,
+                "first_event_timeout": 60,
+                "attempt_timeout": 600,
+            }
+        },
     )
-    assert transport.timeouts == Timeouts(connect=2.5, idle=5.0, first_event=60.0)
+    assert transport.timeouts == Timeouts(connect=2.5, idle=5.0, first_event=60.0, attempt=600.0)
     assert transport._proxies.https == "http://proxy:3128"
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from auger.config.errors import ConfigError
 from auger.config.models import build_provider, choose_model, provider_config, resolve_model
+from support.cli import Project
 
 
 def test_flag_wins_over_env_and_settings() -> None:
@@ -178,3 +181,23 @@ def test_a_retired_name_declared_in_settings_is_the_users_own() -> None:
     assert choose_model("claude-sonnet-4-5", {}, settings) == "anthropic/claude-sonnet-4-5"
     config = provider_config("anthropic", {"ANTHROPIC_API_KEY": "k"}, settings)
     assert resolve_model("anthropic/claude-sonnet-4-5", config).name == "claude-sonnet-4-5"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://[::1/v1", "is not a URL (Invalid IPv6 URL)"),
+        ("ftp://example.com/v1", "must be an http:// or https:// URL with a host"),
+        ("http://127.0.0.1:99999/v1", "is not a URL (Port out of range 0-65535)"),
+    ],
+)
+def test_a_base_url_that_is_no_http_url_is_a_configuration_error(
+    tmp_path: Path, url: str, why: str
+) -> None:
+    project = Project.make(tmp_path)
+    provider = {"api": "chat-completions", "base_url": url, "api_key": "sk-test"}
+    project.settings({"model": "p/m", "providers": {"p": provider}})
+    done = project.run("-p", "hi")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"auger: provider 'p': base URL {url!r} {why}\n"

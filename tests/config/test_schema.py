@@ -15,6 +15,7 @@ from auger.config.errors import ConfigError
 from auger.config.schema import KEYS, key_for, merge, untrusted_keys, validate
 from auger.config.settings import load, trust_notice
 from auger.config.trust import TrustStore
+from auger.runtime import Runtime
 from support.cli import Project
 
 
@@ -32,6 +33,24 @@ from support.cli import Project
         ({"permissions": {"mode": "yolo"}}, '"permissions.mode" must be one of ask, accept-edits'),
         ({"permissions": {"deny": "bash"}}, '"permissions.deny" must be a list of strings'),
         ({"hooks": []}, '"hooks" must be an object, not a list'),
+        (
+            {"providers": {"p": {"models": {"m": {"context_window": "big"}}}}},
+            '"providers.p.models.m.context_window" must be an integer, not a string ("big")',
+        ),
+        (
+            {"providers": {"p": {"models": {"m": {"max_output": -5}}}}},
+            '"providers.p.models.m.max_output" must be at least 1, not an integer (-5)',
+        ),
+        (
+            {"providers": {"p": {"models": {"m": {"input": float("nan")}}}}},
+            '"providers.p.models.m.input" must be a number, not a number (NaN)',
+        ),
+        (
+            {"providers": {"p": {"models": {"m": {"long_context": {"above": "1M"}}}}}},
+            '"providers.p.models.m.long_context.above" must be an integer',
+        ),
+        ({"providers": {"p": {"models": {"m": []}}}}, '"providers.p.models.m" must be an object'),
+        ({"providers": {"p": {"models": {"m": {"thinking": "hard"}}}}}, "must be one of budget"),
     ],
 )
 def test_a_wrong_type_is_one_line_naming_the_file_key_and_type(
@@ -124,6 +143,35 @@ def test_a_wrong_type_exits_2_with_one_line(tmp_path: Path) -> None:
         'auger: ~/auger-home/settings.json: "retry.attempts" must be an integer, '
         'not a string ("three")\n'
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("big", 'must be an integer, not a string ("big")'),
+        (-5, "must be at least 1, not an integer (-5)"),
+    ],
+)
+def test_a_bad_number_in_a_models_entry_exits_2_with_one_line(
+    tmp_path: Path, value: Any, expected: str
+) -> None:
+    project = Project.make(tmp_path)
+    project.script(["never"])
+    settings = json.loads((project.home / "settings.json").read_text())
+    settings["providers"]["s"]["models"] = {"test": {"context_window": value}}
+    project.settings(settings)
+    result = project.run("-p", "hi")
+    assert result.returncode == 2
+    assert result.stderr == (
+        f'auger: ~/auger-home/settings.json: "providers.s.models.test.context_window" {expected}\n'
+    )
+
+
+def test_settings_given_to_a_runtime_obey_the_schema(tmp_path: Path) -> None:
+    bad = {"providers": {"x": {"api": "scripted", "models": {"m": {"context_window": "big"}}}}}
+    with pytest.raises(ConfigError, match='context_window" must be an integer'):
+        Runtime("x/m", cwd=tmp_path, home=tmp_path, env={}, settings=bad)
 
 
 def test_an_unknown_key_is_a_warning_in_the_stream(tmp_path: Path) -> None:

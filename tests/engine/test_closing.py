@@ -22,22 +22,32 @@ from support.runtime import collect, make_runtime
 QUICK = {"extensions": {"closing_timeout": 0.3}}
 
 
-def stuck(event: str) -> Any:
+def stuck(event: str, plain: bool = False) -> Any:
+    """An extension whose `event` handler never returns: a coroutine awaiting forever, or a
+    plain function sleeping (`plain`)."""
+
     def extension(g: Any) -> None:
         async def forever(e: Any) -> None:
             await asyncio.sleep(3600)
 
-        g.on(event, forever)
+        def sleeps(e: Any) -> None:
+            time.sleep(3600)
+
+        g.on(event, sleeps if plain else forever)
 
     return extension
 
 
+@pytest.mark.parametrize("plain", [False, True], ids=["async", "plain"])
 @pytest.mark.parametrize("event", ["agent_end", "turn_end", "idle"])
 async def test_a_stuck_closing_handler_is_cut_short_and_turn_end_still_comes(
-    tmp_path: Path, event: str
+    tmp_path: Path, event: str, plain: bool
 ) -> None:
     rt = make_runtime(
-        tmp_path, ScriptedProvider([Reply.of("done")]), extensions=[stuck(event)], settings=QUICK
+        tmp_path,
+        ScriptedProvider([Reply.of("done")]),
+        extensions=[stuck(event, plain)],
+        settings=QUICK,
     )
     started = time.monotonic()
     records = await collect(rt, "go")
@@ -47,10 +57,68 @@ async def test_a_stuck_closing_handler_is_cut_short_and_turn_end_still_comes(
     assert f"{event} handlers took longer than 0.3s; cut short" in notices
 
 
+@pytest.mark.parametrize("plain", [False, True], ids=["async", "plain"])
 @pytest.mark.parametrize("event", ["session_end", "session_shutdown"])
-async def test_close_always_returns(tmp_path: Path, event: str) -> None:
-    rt = make_runtime(tmp_path, ScriptedProvider(), extensions=[stuck(event)], settings=QUICK)
+async def test_close_always_returns(tmp_path: Path, event: str, plain: bool) -> None:
+    rt = make_runtime(
+        tmp_path, ScriptedProvider(), extensions=[stuck(event, plain)], settings=QUICK
+    )
     await asyncio.wait_for(rt.close(), timeout=5)
+
+
+async def test_a_cancel_cuts_a_stuck_close_short(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, ScriptedProvider(), extensions=[stuck("session_shutdown")])
+    closing = asyncio.create_task(rt.close())
+    await asyncio.sleep(0.1)
+    rt.cancel()
+    await asyncio.wait_for(closing, timeout=5)
+
+
+async def test_a_cancel_ends_the_turn_while_a_plain_stream_handler_sleeps(
+    tmp_path: Path,
+) -> None:
+    rt = make_runtime(
+        tmp_path, ScriptedProvider([Reply.of("done")]), extensions=[stuck("text_delta", True)]
+    )
+    records: list[Any] = []
+
+    async def consume() -> None:
+        async for record in rt.prompt("go"):
+            records.append(record)
+
+    task = asyncio.create_task(consume())
+    while not any(getattr(r, "type", "") == "text_delta" for r in records):
+        await asyncio.sleep(0.01)
+    rt.cancel()
+    await asyncio.wait_for(task, timeout=5)
+    assert isinstance(records[-1], TurnEnd) and records[-1].stop_reason == "cancelled"
+
+
+def interrupts(plain: bool) -> Any:
+    def extension(g: Any) -> None:
+        def raises(e: Any) -> None:
+            raise KeyboardInterrupt
+
+        async def raises_async(e: Any) -> None:
+            raise KeyboardInterrupt
+
+        g.on("turn_start", raises if plain else raises_async)
+
+    return extension
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["async", "plain"])
+async def test_a_handler_raising_keyboard_interrupt_does_not_escape_prompt(
+    tmp_path: Path, plain: bool
+) -> None:
+    rt = make_runtime(
+        tmp_path, ScriptedProvider([Reply.of("done")]), extensions=[interrupts(plain)]
+    )
+    records = await collect(rt, "go")
+    assert isinstance(records[-1], TurnEnd) and records[-1].stop_reason == "completed"
+    assert ("error", "turn_start handler failed: KeyboardInterrupt") in [
+        (r.level, r.message) for r in records if isinstance(r, Notify)
+    ]
 
 
 async def test_a_cancel_cuts_a_stuck_turn_end_handler_short(tmp_path: Path) -> None:

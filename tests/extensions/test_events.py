@@ -294,8 +294,8 @@ async def test_a_value_returned_by_an_observer_is_ignored_with_a_warning(
     assert notices(records) == [
         (
             "warning",
-            "agent_start handler loud (observer) returned str, which this event does not take; "
-            "ignored",
+            "agent_start handler loud (observer) returned str 'a different prompt', but "
+            "agent_start takes no value (it only observes); ignored",
         )
     ]
 
@@ -513,6 +513,22 @@ async def test_tool_call_dicts_replace_the_input_along_the_chain(
     before = next(r for r in records if isinstance(r, BeforeToolCall))
     assert before.args == {"text": "QUIET"}
     assert after_calls(records) == [("c1", "echo: QUIET", None)]
+
+
+async def test_a_tool_call_handler_changing_the_input_in_place_changes_nothing(
+    tmp_path: Path, exts: Extensions
+) -> None:
+    ext = exts.write(
+        "sneaky",
+        """
+        def extension(g):
+            g.tool(echo)
+            g.on("tool_call", lambda e: e.input.update(text="changed"))
+        """,
+    )
+    provider = ScriptedProvider([Reply.of(Call("echo", {"text": "quiet"}, "c1")), Reply.of("ok")])
+    records = await collect(runtime(tmp_path, provider, ext), "go")
+    assert after_calls(records) == [("c1", "echo: quiet", None)]
 
 
 async def test_tool_call_string_blocks_the_call_and_the_turn_continues(
@@ -833,11 +849,45 @@ async def test_a_value_of_the_wrong_kind_is_ignored_with_a_warning(
     assert notices(records) == [
         (
             "warning",
-            "before_request handler count (wrong) returned int, which this event does not take; "
-            "ignored",
+            "before_request handler count (wrong) returned int 42, but before_request takes "
+            "a string (appended to the prompt); ignored",
         )
     ]
     assert exts.one("before_request")["prompt"] == "go"
+    assert conversation(provider.requests[0].messages)[0].text == "go"
+
+
+@pytest.mark.parametrize(
+    ("event", "returned", "takes"),
+    [
+        ("context", "[1, 2, 3]", "a list of messages (UserMessage, AssistantMessage, "),
+        ("before_agent_start", '{"prompt": 12345}', 'a dict with a string "prompt" or '),
+        ("before_agent_start", '{"system_prompt": ["x"]}', 'a dict with a string "prompt" or '),
+        ("tool_call", "{1: 'x'}", "a dict with string keys (the input)"),
+    ],
+)
+async def test_a_value_of_the_right_kind_holding_the_wrong_types_is_ignored_naming_all(
+    tmp_path: Path, exts: Extensions, event: str, returned: str, takes: str
+) -> None:
+    ext = exts.write(
+        "sloppy",
+        f"""
+        def wrong(event):
+            return {returned}
+
+        def extension(g):
+            g.on("{event}", wrong)
+        """,
+    )
+    provider = ScriptedProvider([Reply.of("call", Call("ls", {})), Reply.of("done")])
+    records = await collect(runtime(tmp_path, provider, ext), "go")
+    assert records[-1].stop_reason == "completed"
+    assert records[-1].text == "done"
+    [(level, message)] = {n for n in notices(records)}
+    assert level == "warning"
+    assert message.startswith(f"{event} handler wrong (sloppy) returned ")
+    assert f", but {event} takes " in message and takes in message
+    assert message.endswith("; ignored")
     assert conversation(provider.requests[0].messages)[0].text == "go"
 
 

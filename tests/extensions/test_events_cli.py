@@ -258,7 +258,10 @@ def test_the_chain_rule(project: Project, exts: Extensions) -> None:
         ("agent_start", "after the failure"),
     ]
     failed = "agent_start handler failed: no config"
-    ignored = "before_request handler count (chain) returned int, which this event does not take"
+    ignored = (
+        "before_request handler count (chain) returned int 42, but before_request takes a "
+        "string (appended to the prompt)"
+    )
     assert f"auger: error: {failed}\n" in result.stderr
     assert f"auger: warning: {ignored}; ignored\n" in result.stderr
     assert [(r["level"], r["message"]) for r in records if r["type"] == "notify"] == [

@@ -359,6 +359,38 @@ def test_429_with_retry_after_then_success(
 
 
 @pytest.mark.parametrize("api", FORMATS)
+def test_a_401_that_echoes_the_key_never_shows_it(
+    project: Project, fake_server: FakeServer, api: str
+) -> None:
+    configure(project, fake_server, api)
+    refused = b'{"error": {"message": "Incorrect API key provided: sk-local-test. Check it."}}'
+    fake_server.queue(Reply(401, refused))
+    result = project.run("-p", "--json", "hi")
+    assert result.returncode == 2
+    assert "sk-local-test" not in result.stdout + result.stderr
+    [end] = [r for r in json_lines(result.stdout) if r["type"] == "turn_end"]
+    assert end["error"]["kind"] == "auth"
+    assert "Incorrect API key provided: [redacted]. Check it." in end["error"]["message"]
+    [session] = (project.home / "sessions").glob("*/*.jsonl")
+    assert "sk-local-test" not in session.read_text()
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999"])
+def test_a_retry_after_that_is_no_number_of_seconds_is_ignored(
+    project: Project, fake_server: FakeServer, value: str
+) -> None:
+    configure(project, fake_server, "chat-completions")
+    fake_server.queue(
+        Reply(429, b'{"error": {"message": "slow down"}}', {"retry-after": value}),
+        Reply(body=text_reply("chat-completions", "ok")),
+    )
+    result = project.run("-p", "--json", "hi")
+    assert result.returncode == 0, result.stderr
+    [notice] = [r["message"] for r in json_lines(result.stdout) if r["type"] == "notify"]
+    assert "retrying in 0.0s" in notice  # the configured backoff (0.01 s), not the header
+
+
+@pytest.mark.parametrize("api", FORMATS)
 def test_500_then_success(project: Project, fake_server: FakeServer, api: str) -> None:
     configure(project, fake_server, api)
     fake_server.queue(

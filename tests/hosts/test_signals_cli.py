@@ -81,3 +81,102 @@ def test_spilled_output_of_a_long_command_is_removed_when_the_session_closes(
     assert spilled.name.startswith("auger-bash-")
     assert spilled.parent.name.startswith("auger-jobs-")
     assert not spilled.parent.exists()
+
+
+STUCK_SYNC = """
+import time
+
+def extension(g):
+    def stuck(event):
+        open({marker!r}, "w").write("stuck")
+        time.sleep(3600)
+
+    g.on({event!r}, stuck)
+"""
+
+HOLDS_THE_LOOP = """
+import time
+
+def extension(g):
+    async def stuck(event):
+        open({marker!r}, "w").write("stuck")
+        time.sleep(3600)  # blocking, inside a coroutine: the event loop itself is held
+
+    g.on({event!r}, stuck)
+"""
+
+HANGS = """
+import asyncio
+
+def extension(g):
+    async def hangs(event):
+        open({marker!r}, "w").write("stuck")
+        await asyncio.sleep(3600)
+
+    g.on({event!r}, hangs)
+"""
+
+
+def _start_stuck(
+    tmp_path: Path, source: str, event: str, *args: str
+) -> tuple[subprocess.Popen[str], Path]:
+    """`auger -p --json go` with an extension whose `event` handler gets stuck, once it is."""
+    project = Project.make(tmp_path)
+    project.script(["the answer"])
+    marker = tmp_path / "stuck.marker"
+    extension = tmp_path / "stuck.py"
+    extension.write_text(source.format(marker=str(marker), event=event))
+    process = subprocess.Popen(
+        project.command("-p", "--json", "--extension", str(extension), *args, "go"),
+        cwd=project.root,
+        env=project.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for_file(marker)
+    return process, marker
+
+
+def _finish(process: subprocess.Popen[str]) -> tuple[int, str, str]:
+    try:
+        out, err = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, out, err
+
+
+@pytest.mark.slow
+def test_the_first_ctrl_c_ends_the_turn_while_a_plain_handler_sleeps(tmp_path: Path) -> None:
+    process, _ = _start_stuck(tmp_path, STUCK_SYNC, "text_delta")
+    process.send_signal(signal.SIGINT)
+    code, out, err = _finish(process)
+    assert code == 130, err
+    records = json_lines(out)
+    assert records[-1]["type"] == "turn_end"
+    assert records[-1]["stop_reason"] == "cancelled"
+    assert "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_a_second_ctrl_c_exits_130_while_a_handler_holds_the_event_loop(tmp_path: Path) -> None:
+    process, _ = _start_stuck(tmp_path, HOLDS_THE_LOOP, "text_delta")
+    process.send_signal(signal.SIGINT)
+    time.sleep(0.5)  # two signals close together would be delivered as one
+    process.send_signal(signal.SIGINT)
+    code, _, err = _finish(process)
+    assert code == 130, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_a_session_shutdown_handler_hangs_exits_130_quietly(tmp_path: Path) -> None:
+    process, _ = _start_stuck(tmp_path, HANGS, "session_shutdown")
+    process.send_signal(signal.SIGINT)
+    code, out, err = _finish(process)
+    assert code == 130, err
+    assert json_lines(out)[-1]["stop_reason"] == "completed"  # the answer had been given
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err

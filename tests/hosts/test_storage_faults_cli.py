@@ -85,3 +85,17 @@ def test_a_full_disk_mid_session_still_runs_the_turn_and_warns_once(project: Pro
     again = project.run("-p", "-c", "go on")
     assert (again.returncode, again.stdout) == (0, "next\n")
     assert "skipped a torn last line" in again.stderr
+
+
+@pytest.mark.slow
+def test_a_session_path_in_a_missing_directory_runs_the_turn_and_says_it_is_not_saved(
+    project: Project, tmp_path: Path
+) -> None:
+    missing = tmp_path / "nonexistent" / "x.jsonl"
+    done = project.run("-p", "--session", str(missing), "hi")
+    assert (done.returncode, done.stdout) == (0, REPLY + "\n")
+    assert done.stderr == (
+        f"auger: warning: the session is not being saved ({missing}: No such file or "
+        "directory): this conversation goes on in memory only\n"
+    )
+    assert not missing.parent.exists()  # a directory the user named is never made

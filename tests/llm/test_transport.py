@@ -200,6 +200,28 @@ async def test_keep_alive_comments_do_not_reset_the_first_event_limit():
     assert caught.value.message == "mock: no response within 0.4 s (http.first_event_timeout)"
 
 
+async def test_keep_alive_comments_do_not_reset_the_idle_clock_once_a_response_has_begun():
+    pinging = await sse_handler([b"data: 1\n\n"], 0.05, forever=b": ping\n\n")
+    async with Server(pinging) as server:
+        with pytest.raises(ProviderError) as caught:
+            await events(client(server.port, idle=0.3, first_event=5))
+    assert caught.value.kind == "network" and caught.value.retryable
+    assert caught.value.message == (
+        "mock: only keep-alive comments for 0.3 s "
+        "(http.idle_timeout; comments do not count once a response has begun)"
+    )
+
+
+async def test_a_response_that_trickles_forever_fails_at_the_attempt_deadline():
+    async with Server(await sse_handler([], 0.05, forever=b"data: 1\n\n")) as server:
+        with pytest.raises(ProviderError) as caught:
+            await events(client(server.port, idle=0.3, first_event=5, attempt=0.5))
+    assert caught.value.kind == "network" and caught.value.retryable
+    assert caught.value.message == (
+        "mock: the response took longer than 0.5 s (http.attempt_timeout)"
+    )
+
+
 async def test_a_server_that_closes_mid_body():
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)

@@ -172,3 +172,9 @@ def test_totals_sum_usage_and_count_messages() -> None:
     unpriced = chain(assistant(usage=Usage(1, 1)), assistant())
     assert totals(unpriced).usage.cost is None
     assert totals([]) == Totals(Usage(cost=0.0), 0)
+
+
+def test_a_result_whose_call_was_lost_is_left_out() -> None:
+    c1 = call("c1")
+    branch = chain(user("q"), result(c1), assistant(text="a"))
+    assert build_context(branch) == [branch[0].message, branch[2].message]

@@ -378,3 +378,40 @@ def test_an_unreadable_middle_line_leaves_its_children_as_roots(new_session: New
         assert reopened.branch() == [c]
         assert [row.entry for row in reopened.tree()] == [a, c]
     assert c.parent_id == b.id  # kept as written
+
+
+def test_the_children_of_a_skipped_entry_hang_from_its_parent(new_session: NewSession) -> None:
+    session = new_session()
+    a = session.append(user())
+    b = session.append(assistant(call("c1")))
+    c = session.append(result(call("c1")))
+    d = session.append(assistant(text="after"))
+    session.close()
+    lines = session.path.read_bytes().split(b"\n")
+    broken = msgspec.json.decode(lines[2])
+    broken["message"]["content"][1]["arguments"] = '{"a": ' + "[" * 500 + "]" * 500 + "}"
+    lines[2] = msgspec.json.encode(broken)
+    session.path.write_bytes(b"\n".join(lines))
+    with SessionFile.open(session.path) as reopened:
+        assert reopened.warnings == [
+            f"{session.path}:3: skipped an invalid entry "
+            "(tool call c1: arguments nested deeper than 100 levels)"
+        ]
+        assert [e.id for e in reopened.branch()] == [a.id, c.id, d.id]
+        assert b.id not in {e.id for e in reopened.entries}
+
+
+@pytest.mark.parametrize("levels", [65, 50_000])
+def test_an_entry_a_load_would_skip_is_never_written(new_session: NewSession, levels: int) -> None:
+    session = new_session()
+    session.append(user())
+    deep: list[Any] = []
+    for _ in range(levels - 2):  # the entry's own object and its `data` list add two
+        deep = [deep]
+    with pytest.raises(ValueError, match="a custom entry nested deeper than 64 levels"):
+        session.append(CustomEntry("deep", deep))
+    after = session.append(user("still saved"))
+    session.close()
+    with SessionFile.open(session.path) as reopened:
+        assert reopened.warnings == []
+        assert reopened.leaf_id == after.id

@@ -15,6 +15,7 @@ _KEYS = {
     "connect_timeout": "connect",
     "idle_timeout": "idle",
     "first_event_timeout": "first_event",
+    "attempt_timeout": "attempt",
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from auger.config.credentials import load_signin
-from auger.config.errors import ConfigError
+from auger.config.errors import ConfigError, MissingKey
 from auger.config.providers import BUILTIN, with_local_defaults
 from auger.llm.catalog import Ambiguous, Retired, find, lookup, model_from_entry
 from auger.llm.formats import API_NAMES, ApiName, Endpoint, WireFormat, wire_format
@@ -160,6 +160,8 @@ def provider_config(
             + (f"{where}{hint} or " if where else "")
             + f'set "base_url" in settings "providers.{name}"'
         )
+    if base_url and fmt.url != "none":  # `none`: no HTTP (a local model's directory)
+        _check_url(name, base_url)
     key_env = raw.get("api_key_env")
     api_key = raw.get("api_key") or (env.get(key_env) if key_env else None) or None
     compat = raw.get("compat") or {}
@@ -189,6 +191,22 @@ def _kind(name: object) -> Any:
     if name not in KINDS:
         raise ConfigError(f'"signin" must be one of {", ".join(KINDS)} (got {name!r})')
     return KINDS[str(name)]
+
+
+def _check_url(provider: str, url: str) -> None:
+    """A base URL a request can go to: http or https, with a host; else a `ConfigError`."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port that is no number
+    except ValueError as exc:
+        raise ConfigError(f"provider {provider!r}: base URL {url!r} is not a URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"provider {provider!r}: base URL {url!r} must be an http:// or https:// URL "
+            "with a host"
+        )
 
 
 _RESOURCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}")
@@ -232,7 +250,7 @@ def build_provider(
         endpoint = msgspec.structs.replace(endpoint, auth=_signed_in(config, transport, home))
     elif (fmt.needs_key or config.key_env is not None) and not config.api_key:
         var = config.key_env or "api_key"
-        raise ConfigError(
+        raise MissingKey(
             f"no API key for {config.name} — set {var}"
             + ("" if config.key_env else f' in settings "providers.{config.name}"')
         )

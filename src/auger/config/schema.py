@@ -6,21 +6,24 @@ untrusted project's settings only the inert keys apply) and the merge (hook list
 rule lists union) all read this table, so a key is classified exactly once.
 
 A path segment `*` stands for any name (a provider, a hook event). An `open` key's value is
-checked only for its own type: what is inside belongs to its consumer (an MCP server's spec, a
-model's catalog entry). Unknown top-level objects are extensions' own namespaces
-(`g.settings`), so they are not warned about unless their name is close to a known key.
+checked only for its own type: what is inside belongs to its consumer (an MCP server's spec).
+A number's `minimum` is checked too, so no consumer ever sees a count it cannot use. Unknown
+top-level objects are extensions' own namespaces (`g.settings`), so they are not warned about
+unless their name is close to a known key.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import math
 from collections.abc import Iterator, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import msgspec
 
 from auger.config.errors import ConfigError
+from auger.llm.provider import ThinkingStyle
 
 Trust = Literal["inert", "trust"]
 Merge = Literal["replace", "concat"]
@@ -28,6 +31,7 @@ JsonType = Literal["string", "integer", "number", "boolean", "object", "array", 
 
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "auto")
 SANDBOX_MODES = ("read-only", "workspace-write", "off")
+THINKING_STYLES: tuple[str, ...] = get_args(ThinkingStyle)
 
 
 class Key(msgspec.Struct, frozen=True):
@@ -39,6 +43,26 @@ class Key(msgspec.Struct, frozen=True):
     merge: Merge = "replace"
     choices: tuple[str, ...] = ()
     open: bool = False
+    minimum: float | None = None
+
+
+def _model_keys(prefix: str) -> tuple[Key, ...]:
+    """The keys of a model's catalog-shaped entry under `prefix` (SPEC §8: limits and prices)."""
+    prices = tuple(
+        Key(f"{where}.{name}", "number", minimum=0)
+        for where in (prefix, f"{prefix}.long_context")
+        for name in ("input", "output", "cache_read", "cache_write")
+    )
+    return (
+        Key(prefix, "object"),
+        Key(f"{prefix}.context_window", "integer", minimum=1),
+        Key(f"{prefix}.max_output", "integer", minimum=1),
+        Key(f"{prefix}.reasoning", "boolean"),
+        Key(f"{prefix}.thinking", "string", choices=THINKING_STYLES),
+        Key(f"{prefix}.long_context", "object"),
+        Key(f"{prefix}.long_context.above", "integer", minimum=0),
+        *prices,
+    )
 
 
 _INERT: Trust = "inert"
@@ -57,6 +81,7 @@ KEYS: tuple[Key, ...] = (
     Key("http.connect_timeout", "number", _INERT),
     Key("http.idle_timeout", "number", _INERT),
     Key("http.first_event_timeout", "number", _INERT),
+    Key("http.attempt_timeout", "number", _INERT),
     Key("providers", "object"),
     Key("providers.*", "object"),
     Key("providers.*.api", "string"),
@@ -65,7 +90,8 @@ KEYS: tuple[Key, ...] = (
     Key("providers.*.api_key", "string"),
     Key("providers.*.api_key_env", "string"),
     Key("providers.*.headers", "object", open=True),
-    Key("providers.*.models", "object", open=True),
+    Key("providers.*.models", "object"),
+    *_model_keys("providers.*.models.*"),
     Key("providers.*.script", "string"),
     Key("providers.*.compat", "object", open=True),
     Key("providers.*.base_url_hint", "string"),
@@ -134,8 +160,10 @@ def _type_ok(kind: JsonType, value: Any) -> bool:
         return isinstance(value, str)
     if kind == "integer":
         return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "number":  # JSON's NaN and Infinity are no count and no price
+        return (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        )
     if kind == "boolean":
         return isinstance(value, bool)
     if kind == "object":
@@ -185,6 +213,10 @@ def _walk(data: Mapping[str, Any], prefix: tuple[str, ...], where: str, out: lis
             )
         if key.choices and value not in key.choices:
             raise ConfigError(f"{where}: {dotted} must be one of {', '.join(key.choices)}")
+        if key.minimum is not None and value < key.minimum:
+            raise ConfigError(
+                f"{where}: {dotted} must be at least {key.minimum:g}, not {_shown(value)}"
+            )
         if key.type == "object" and not key.open:
             _walk(value, path, where, out)
 

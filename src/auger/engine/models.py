@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auger.config.credentials import Warn, with_credentials
-from auger.config.errors import ConfigError
+from auger.config.errors import ConfigError, MissingKey
 from auger.config.http import transport_from
 from auger.config.models import (
+    ProviderConfig,
     build_provider,
     choose_model,
     provider_config,
@@ -37,11 +38,18 @@ class ModelResolver:
         self._env = env
         self._home = home
         self._settings = settings
-        self._keys = with_credentials(env, home, warn)
+        self._unread: list[str] = []  # why auth.json's keys were not used, for a missing key
+
+        def read_failed(message: str) -> None:
+            self._unread.append(message)
+            warn(message)
+
+        self._keys = with_credentials(env, home, read_failed)
 
     def refresh(self) -> None:
         """Read auth.json again (a key was saved or removed since)."""
-        self._keys = with_credentials(self._env, self._home)
+        self._unread = []
+        self._keys = with_credentials(self._env, self._home, self._unread.append)
 
     def choose(
         self,
@@ -78,7 +86,7 @@ class ModelResolver:
             entry = added.models.get(name, {})
             return model_from_entry(provider_name, name, "extension", entry), added.factory()
         config = provider_config(provider_name, self._keys, self._settings, self._home)
-        return resolve_model(spec, config), build_provider(config, self._transport(), self._home)
+        return resolve_model(spec, config), self._build(config)
 
     async def switch(self, state: AgentState, spec: str | Model) -> Model:
         """Talk to `spec` from the next model call on (the old provider is closed when it is
@@ -96,7 +104,16 @@ class ModelResolver:
             provider: Provider = added.factory()
             return provider
         config = provider_config(name, self._keys, self._settings, self._home)
-        return build_provider(config, self._transport(), self._home)
+        return self._build(config)
+
+    def _build(self, config: ProviderConfig) -> Provider:
+        """The provider; a missing key says too why auth.json's keys were not used."""
+        try:
+            return build_provider(config, self._transport(), self._home)
+        except MissingKey as exc:
+            if not self._unread:
+                raise
+            raise MissingKey(f"{exc}; {'; '.join(self._unread)}") from None
 
     def _transport(self) -> HttpTransport:
         """One HTTP path for every provider, with the proxies of the environment."""

@@ -4,7 +4,8 @@ it, its cancel, and the `session_start` that opens a session's first stream."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 from auger.engine.state import AgentState
 from auger.engine.stream import Channel, Stream
@@ -85,14 +86,27 @@ class Runner:
         finally:
             channel.put(_END)
 
+    @contextlib.contextmanager
+    def cancellable(self) -> Iterator[None]:
+        """Let `cancel` reach the current task while it does work outside a stream (closing
+        the session), so a Ctrl-C cuts a stuck `session_shutdown` handler short too."""
+        if self._task is not None:
+            yield
+            return
+        self._loop, self._task = asyncio.get_running_loop(), asyncio.current_task()
+        try:
+            yield
+        finally:
+            self._task = None
+
     def cancel(self) -> None:
-        """Cancel the running work."""
+        """Cancel the running work (its commands' process groups are killed at once)."""
         loop, task = self._loop, self._task
         if loop is None or task is None or loop.is_closed():
             return
+        self._state.jobs.kill_all()  # now, even when the loop itself is held up
         loop.call_soon_threadsafe(self._cancel_now)
 
     def _cancel_now(self) -> None:
         if self._task is not None:  # a turn that is finishing cuts its closing handlers short
-            self._state.jobs.kill_all()
             self._task.cancel()

@@ -4,11 +4,12 @@ one road for notices."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from auger.bus import Bus
+from auger.bus import Bus, worker_loop
 from auger.llm.records import Record
 from auger.records import NoticeLevel, Notify
 
@@ -76,7 +77,11 @@ class Stream:
 
     def emit(self, record: Record) -> None:
         """Send a record to the running prompt's stream (or to the idle listener, or the next
-        prompt's stream)."""
+        prompt's stream). From a plain handler's worker thread it is handed to the loop."""
+        if (loop := worker_loop()) is not None:
+            with contextlib.suppress(RuntimeError):  # a closed loop streams nothing more
+                loop.call_soon_threadsafe(self.emit, record)
+            return
         if self._sink is not None:
             self._sink(record)
         elif self._idle_sink is not None:
@@ -86,6 +91,10 @@ class Stream:
 
     def notify(self, message: str, level: NoticeLevel = "info") -> None:
         """A notice for the user: a `notify` record on the stream."""
+        if (loop := worker_loop()) is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self.notify, message, level)
+            return
         record = Notify(message, level)
         self.emit(record)
         if not self._observing and self.bus is not None and self.bus.has(Notify):

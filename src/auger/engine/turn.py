@@ -14,7 +14,8 @@ from auger.engine.retry import Failure, Steps, call_model
 from auger.engine.state import AgentState
 from auger.engine.stream import Stream
 from auger.events import AgentEnd, AgentStart, BeforeAgentStart, BeforeRequest, Idle, TurnStart
-from auger.llm.messages import TextPart, UserMessage, UserPart
+from auger.llm.arguments import too_deep
+from auger.llm.messages import AssistantMessage, TextPart, ToolCall, UserMessage, UserPart
 from auger.llm.records import Record
 from auger.llm.textcalls import unexecuted as unexecuted_calls
 from auger.llm.usage import Usage
@@ -118,7 +119,7 @@ async def _turn(state: AgentState, stream: Stream, bus: Bus, turn: Turn) -> None
             turn.stop = failed.stop  # type: ignore[assignment]
             turn.error = {"kind": failed.error.kind, "message": failed.error.message}
             return
-        conversation.append(message)
+        conversation.append(_storable(message))
         responses += 1
         turn.final_text = message.text
         calls = message.tool_calls
@@ -135,6 +136,18 @@ async def _turn(state: AgentState, stream: Stream, bus: Bus, turn: Turn) -> None
                 f"stopped after {state.limits.max_steps} model calls (max_steps)", "warning"
             )
             return
+
+
+def _storable(message: AssistantMessage) -> AssistantMessage:
+    """The response as it is kept: a call's arguments nested deeper than any tool takes are
+    kept as `{}` (the call itself is told why it failed), so the session loads again."""
+    parts = tuple(
+        msgspec.structs.replace(p, arguments="{}")
+        if isinstance(p, ToolCall) and too_deep(p.arguments)
+        else p
+        for p in message.content
+    )
+    return msgspec.structs.replace(message, content=parts) if parts != message.content else message
 
 
 def _send_context(state: AgentState) -> None:

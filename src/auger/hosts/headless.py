@@ -15,6 +15,7 @@ from typing import Any, BinaryIO, TextIO
 
 from auger.host import NullHost
 from auger.hosts.printers import OutputMode, json_line, printer
+from auger.hosts.signals import StopSignals
 from auger.hosts.stdout import stdout_failed
 from auger.llm.messages import UserPart
 from auger.llm.records import FinishReasonDone
@@ -35,8 +36,6 @@ EXIT_CODES = {
     "cancelled": 130,
 }
 CONFIG_ERRORS = frozenset({"auth", "not_found", "unknown_command"})
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-"""What stops `auger -p` cleanly; SIGTERM exits 143 and SIGHUP 129 (128 + the signal)."""
 
 
 def exit_code(end: TurnEnd | None) -> int:
@@ -90,23 +89,25 @@ async def run_print(
 ) -> int:
     """Run one prompt, render it to `out` (UTF-8 bytes; tool lines to `err` in text mode), and
     return the exit code (SPEC §5). A leading `/` runs a command only when it names one."""
-    loop = asyncio.get_running_loop()
-    flusher = _Flusher(out, loop)
-    stopped_by: list[int] = []
+    # SIGTERM and SIGHUP clean up as Ctrl-C does: the turn is cancelled, its command and
+    # background jobs killed, their temp files removed. A second signal exits at once.
+    with StopSignals(runtime.cancel) as signals:
+        return await _run(runtime, prompt, mode, out, err, attachments, clock, signals)
+
+
+async def _run(
+    runtime: Runtime,
+    prompt: str,
+    mode: OutputMode,
+    out: BinaryIO,
+    err: TextIO,
+    attachments: Sequence[UserPart],
+    clock: Callable[[], float],
+    signals: StopSignals,
+) -> int:
+    flusher = _Flusher(out, asyncio.get_running_loop())
     show = printer(mode, out, err)
     started = clock()
-
-    def on_signal(signum: int) -> None:
-        # SIGTERM and SIGHUP clean up as Ctrl-C does: the turn is cancelled, its command and
-        # background jobs killed, their temp files removed. A second signal exits at once.
-        stopped_by.append(signum)
-        if len(stopped_by) > 1:
-            os._exit(128 + signum)
-        runtime.cancel()
-
-    for signum in STOP_SIGNALS:
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signum, on_signal, signum)
     end: TurnEnd | None = None
     failed: OSError | None = None
     model_calls = tool_calls = 0
@@ -149,15 +150,14 @@ async def run_print(
         runtime.cancel()
         failed = exc
     finally:
-        for signum in STOP_SIGNALS:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(signum)
+        before_close = len(signals.received)
         await runtime.close()
+    stopped_by = signals.received
     if failed is not None:
         code = stdout_failed(failed)
         return exit_code(end) if isinstance(failed, BrokenPipeError) else code
-    if stopped_by and stopped_by[0] != signal.SIGINT:
-        return 128 + stopped_by[0]
+    if stopped_by and (stopped_by[0] != signal.SIGINT or len(stopped_by) > before_close):
+        return 128 + stopped_by[0]  # a Ctrl-C while closing: the user stopped the process
     return exit_code(end)
 
 

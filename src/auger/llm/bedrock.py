@@ -51,6 +51,8 @@ _EXCEPTIONS = {
 class _Chunks:
     """Event-stream messages as `(event, data)` pairs: each chunk's decoded Messages event."""
 
+    progressed = True  # an event stream has no keep-alive comments: every byte is a message's
+
     def __init__(self, provider: str) -> None:
         self._provider = provider
         self._frames = EventStreamDecoder()

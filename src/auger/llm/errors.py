@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import msgspec
@@ -84,9 +85,10 @@ def parse_retry_after(value: str | None) -> float | None:
     if not value:
         return None
     try:
-        return max(float(value), 0.0)
+        seconds = float(value)
     except ValueError:
         return None
+    return max(seconds, 0.0) if math.isfinite(seconds) else None  # `nan` is no delay
 
 
 class RetryPolicy(msgspec.Struct, frozen=True):

@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncGenerator, Mapping
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 import msgspec
 
 from auger.llm.errors import ProviderError, classify_status, parse_retry_after
 from auger.llm.provider import Exchange
 from auger.llm.sse import SSEDecoder
-from auger.llm.transport import HttpRequest, HttpTransport, Transport, TransportError
+from auger.llm.transport import HttpRequest, HttpTransport, Timeouts, Transport, TransportError
 
 
 def _error_message(body: bytes) -> str:
@@ -28,11 +28,17 @@ def _error_message(body: bytes) -> str:
 
 
 class Decoder(Protocol):
-    """Turns a stream's byte chunks into `(event, data)` pairs (`SSEDecoder` is one)."""
+    """Turns a stream's byte chunks into `(event, data)` pairs (`SSEDecoder` is one);
+    `progressed` says whether the last chunk was more than a keep-alive."""
+
+    progressed: bool
 
     def feed(self, chunk: bytes) -> list[tuple[str, str]]:
         """The events completed by `chunk`, in order."""
         ...
+
+
+_SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
 
 
 class HttpClient:
@@ -76,12 +82,17 @@ class HttpClient:
             json.dumps(body).encode(),
         )
         request = await self.prepare(request)
-        first_event = self._transport.timeouts.first_event
+        timeouts = self._transport.timeouts
+        first_event = timeouts.first_event
+        clock = asyncio.get_running_loop().time
+        ends = clock() + timeouts.attempt
         try:
-            # Keep-alive comments reset the idle timer but not this one: it stops at the first
-            # event, before anything is yielded, so it never fires inside the consumer's code.
+            # Keep-alive comments do not reset this timer: it stops at the first event, before
+            # anything is yielded, so it never fires inside the consumer's code. Past it, the
+            # stream is checked as each chunk arrives (total silence is the socket's idle
+            # timeout): the attempt's deadline, and that keep-alives alone are no progress.
             limit: asyncio.Timeout | None
-            async with asyncio.timeout(first_event) as limit:
+            async with asyncio.timeout(min(first_event, timeouts.attempt)) as limit:
                 async with self._transport.stream(request) as response:
                     await exchange.after_response(url, response.status, dict(response.headers))
                     if response.status >= 400:
@@ -91,19 +102,32 @@ class HttpClient:
                     if not content_type.startswith(self.stream_type):
                         raise self._not_a_stream(response, content_type, await response.aread(300))
                     decoder = self.decoder()
+                    heard = clock()
                     async for chunk in response.aiter_bytes():
                         events = decoder.feed(chunk)
                         if events and limit is not None:
                             limit.reschedule(None)
                             limit = None
+                        now = clock()
+                        if limit is None:
+                            if now > ends:
+                                raise self._too_slow(timeouts, "attempt")
+                            if not decoder.progressed and now - heard > timeouts.idle:
+                                raise self._too_slow(timeouts, "idle")
+                        if decoder.progressed:
+                            heard = now
                         for event in events:
                             yield event
+                        if events:
+                            heard = clock()  # the consumer's own time is not the server's silence
             self._last_failure = None
         except TransportError as exc:
             raise ProviderError("network", f"{self.provider}: {exc}") from None
         except TimeoutError:
             if limit is None or not limit.expired():
                 raise
+            if timeouts.attempt < first_event:
+                raise self._too_slow(timeouts, "attempt") from None
             raise ProviderError(
                 "network",
                 f"{self.provider}: no response within {first_event:g} s (http.first_event_timeout)",
@@ -116,6 +140,17 @@ class HttpClient:
     def decoder(self) -> Decoder:
         """A fresh decoder of the response stream."""
         return SSEDecoder()
+
+    def _too_slow(self, timeouts: Timeouts, which: Literal["attempt", "idle"]) -> ProviderError:
+        """The attempt's deadline passed, or only keep-alive comments came for the idle time."""
+        if which == "attempt":
+            what = f"the response took longer than {timeouts.attempt:g} s (http.attempt_timeout)"
+        else:
+            what = (
+                f"only keep-alive comments for {timeouts.idle:g} s "
+                "(http.idle_timeout; comments do not count once a response has begun)"
+            )
+        return ProviderError("network", f"{self.provider}: {what}")
 
     def _remember(self, error: ProviderError, sent: bytes) -> ProviderError:
         """A server error (HTTP 5xx) answered twice with the same body to the same request is
@@ -132,13 +167,24 @@ class HttpClient:
         return ProviderError(
             "bad_request",
             f"{self.provider}: expected an event stream, got {content_type!r}: "
-            + body.decode(errors="replace"),
+            + self._redacted(body.decode(errors="replace")),
             status=response.status,
         )
 
+    def _redacted(self, text: str) -> str:
+        """`text` with the credentials this client sends blanked out: a server may echo the
+        key it refused, and the message is shown and saved."""
+        for name, value in self.headers.items():
+            if name.lower() not in _SECRET_HEADERS:
+                continue
+            secret = value.removeprefix("Bearer ").removeprefix("bearer ").strip()
+            if len(secret) >= 8:  # a short value would blank ordinary words
+                text = text.replace(secret, "[redacted]")
+        return text
+
     def _http_error(self, response: Any, body: bytes) -> ProviderError:
         status = response.status
-        message = _error_message(body)
+        message = self._redacted(_error_message(body))
         kind = classify_status(status, message)
         text = f"{self.provider} returned {status}: {message}"
         if kind == "auth" and self.key_env:

@@ -7,32 +7,25 @@ import hashlib
 import re
 from typing import Any, Literal
 
-import msgspec
-
+from auger.llm.arguments import arguments_or_empty, parse_arguments
 from auger.llm.messages import ImagePart
-
-_json_decode = msgspec.json.decode
 
 
 def tool_input(arguments: str) -> dict[str, Any]:
     """A call's arguments as an object a server accepts: `{}` when the model's string is not
-    a JSON object (the tool's result already told the model so)."""
-    try:
-        value = _json_decode(arguments)
-    except msgspec.DecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
+    a JSON object or nests too deeply (the tool's result already told the model so)."""
+    return arguments_or_empty(arguments)
 
 
 def tool_arguments(arguments: str) -> str:
     """A call's arguments as a JSON string a server can parse: the model's own when it is a
-    JSON object, else `{}` — a server may answer a history holding an unparseable one with an
-    error on every later request."""
+    JSON object (nested no deeper than a live call may be), else `{}` — a server may answer a
+    history holding an unparseable one with an error on every later request."""
     try:
-        value = _json_decode(arguments)
-    except msgspec.DecodeError:
+        parse_arguments(arguments)
+    except ValueError:
         return "{}"
-    return arguments if isinstance(value, dict) else "{}"
+    return arguments if arguments.strip() else "{}"
 
 
 IdStyle = Literal["any", "anthropic", "mistral"]

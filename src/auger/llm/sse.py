@@ -17,6 +17,8 @@ class SSEDecoder:
         self._rest = b""
         self._event = ""
         self._data: list[bytes] = []
+        self.progressed = False
+        """Whether the last chunk held anything but comments (keep-alives are no progress)."""
 
     def feed(self, chunk: bytes) -> list[tuple[str, str]]:
         """The events completed by `chunk`, in order."""
@@ -30,16 +32,22 @@ class SSEDecoder:
         self._rest = lines.pop() + carry
         events: list[tuple[str, str]] = []
         data = self._data
+        progressed = bool(self._rest) and not self._rest.startswith(b":")
         for line in lines:
             if not line:
                 if data:
                     events.append((self._event or "message", b"\n".join(data).decode()))
                     data.clear()
                 self._event = ""
-            elif line.startswith(b"data:"):
+                continue
+            if line.startswith(b":"):
+                continue
+            progressed = True
+            if line.startswith(b"data:"):
                 data.append(line[6:] if line.startswith(b"data: ") else line[5:])
             elif line.startswith(b"event:"):
                 self._event = line[6:].strip().decode()
             elif line == b"data":
                 data.append(b"")
+        self.progressed = progressed
         return events

@@ -33,12 +33,15 @@ class TransportError(Exception):
 
 class Timeouts(msgspec.Struct, frozen=True):
     """Seconds: to connect (TLS and proxy included), to send a request, between two received
-    bytes, and from the request to the first event of a stream (not reset by keep-alives)."""
+    bytes (and, once a stream has begun, between two that are not keep-alive comments), from
+    the request to the first event of a stream (not reset by keep-alives), and for the whole
+    attempt, however steadily it trickles."""
 
     connect: float = 15.0
     write: float = 60.0
     idle: float = 90.0
     first_event: float = 300.0
+    attempt: float = 3600.0
 
 
 class HttpRequest(msgspec.Struct, frozen=True):

@@ -93,15 +93,19 @@ def build_context(branch: Sequence[Entry]) -> list[Message]:
     The latest compaction replaces everything before its `first_kept_id` with its summary;
     branch summaries and custom messages become user messages; other entries send nothing.
     A tool call not answered in the run of tool results right after its assistant message is
-    answered there with an `interrupted` error: history is data, so it is never re-run.
+    answered there with an `interrupted` error: history is data, so it is never re-run. A tool
+    result whose call is not in the assistant message before it is left out.
     """
     out, entries = _kept(branch)
     unanswered: dict[str, ToolCall] = {}
+    asked: set[str] = set()  # the calls of the latest assistant message
     for entry in entries:
         message = _as_message(entry)
         if message is None:
             continue
         if isinstance(message, ToolResultMessage):
+            if message.call_id not in asked:
+                continue  # its call was lost (a skipped entry): no server takes an orphan
             unanswered.pop(message.call_id, None)
         else:
             if unanswered:
@@ -111,6 +115,7 @@ def build_context(branch: Sequence[Entry]) -> list[Message]:
                 if isinstance(message, AssistantMessage)
                 else {}
             )
+            asked = set(unanswered)
         out.append(message)
     out.extend(_interrupted(unanswered.values()))
     return out

@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from auger.llm.arguments import depth
-from auger.llm.messages import Message, message_from_dict
+from auger.llm.arguments import TooDeep, depth, too_deep
+from auger.llm.messages import AssistantMessage, Message, message_from_dict
 from auger.llm.records import plain
 
 _BASE_FIELDS = ("id", "parent_id", "timestamp")
@@ -68,8 +68,13 @@ class MessageEntry(Entry, frozen=True):
     def from_dict(cls, data: dict[str, Any]) -> Entry:
         """The inverse of `to_dict()`."""
         base = msgspec.convert(data, _Base)
+        message = message_from_dict(data.get("message"))
+        if isinstance(message, AssistantMessage):  # the limits a live call has, on load too
+            for call in message.tool_calls:
+                if too_deep(call.arguments):
+                    raise ValueError(f"tool call {call.call_id}: arguments {TooDeep()}")
         return cls(
-            message_from_dict(data.get("message")),
+            message,
             id=base.id,
             parent_id=base.parent_id,
             timestamp=base.timestamp,

@@ -21,12 +21,14 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import EllipsisType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
+from auger.llm.arguments import depth
 from auger.llm.messages import UserMessage
 from auger.session.entries import (
+    MAX_DEPTH,
     BranchSummaryEntry,
     Entry,
     LabelEntry,
@@ -72,7 +74,15 @@ def _title(entries: Iterable[Entry]) -> str:
 
 
 def _line(entry: Entry) -> bytes:
-    return _encode(entry.to_dict()) + b"\n"
+    """An entry's line; `ValueError` for one a load would not take back (nested too deeply),
+    so what is written is always what loads."""
+    try:
+        data = entry.to_dict()
+        if depth(data) <= MAX_DEPTH:
+            return _encode(data) + b"\n"
+    except RecursionError:
+        pass
+    raise ValueError(f"a {entry.type} entry nested deeper than {MAX_DEPTH} levels is not saved")
 
 
 class SessionFile:
@@ -98,23 +108,30 @@ class SessionFile:
         # before it, so parents come before children and walking up always ends.
         self._parent: dict[str, str | None] = {}
         self._children: dict[str | None, list[Entry]] = {}
+        # A skipped entry's id -> the parent the tree had for it, so its children hang there
+        self._skipped: dict[str, str | None] = {}
         self._fd: int | None = None
         # Lines waiting for the first message entry; `None` once the file exists.
         self._pending: list[bytes] | None = []
         self.unsaved: str | None = None
+        self._parents = True  # whether writing the file may make its directory
         # The file's size and line count as this object last read or wrote it.
         self._size: int | None = None
         self._lines = 0
 
     @classmethod
     def create(
-        cls, path: str | Path, header: SessionHeader, *, persist: bool = True
+        cls, path: str | Path, header: SessionHeader, *, persist: bool = True, parents: bool = True
     ) -> SessionFile:
         """A new session at `path`; the file is written when the first message is appended.
 
         With `persist=False` nothing is ever written (`--no-save`): the tree lives in memory.
+        With `parents=False` a missing directory is not made (a path the user named): the
+        session is then not saved, and says so.
         """
-        return cls(Path(path), header, persist=persist)
+        session = cls(Path(path), header, persist=persist)
+        session._parents = parents
+        return session
 
     @classmethod
     def open(cls, path: str | Path) -> SessionFile:
@@ -157,6 +174,7 @@ class SessionFile:
                 entry = entry_from_dict(raw)
             except ValueError as exc:
                 self.warnings.append(f"{where}: skipped an invalid entry ({exc})")
+                self._skip(raw)
                 continue
             if entry.id in self._by_id and not isinstance(entry, LeafEntry):
                 self.warnings.append(f"{where}: skipped a duplicate id {entry.id}")
@@ -313,8 +331,10 @@ class SessionFile:
             if entry.parent_id is None or entry.parent_id in self._by_id:
                 self.leaf_id = entry.parent_id
             return
-        # An entry whose parent was lost to an unreadable line is shown as a root.
-        parent = entry.parent_id if entry.parent_id in self._by_id else None
+        # The child of a skipped entry hangs where that entry would have; one whose parent
+        # was lost to an unreadable line is shown as a root.
+        parent = self._skipped.get(entry.parent_id, entry.parent_id) if entry.parent_id else None
+        parent = parent if parent in self._by_id else None
         self.entries.append(entry)
         self._by_id[entry.id] = entry
         self._parent[entry.id] = parent
@@ -328,13 +348,23 @@ class SessionFile:
         elif isinstance(entry, SessionInfoEntry):
             self.name = entry.name
 
+    def _skip(self, raw: Any) -> None:
+        """Remember where a skipped entry hung (when its tree fields can be read at all)."""
+        if not isinstance(raw, dict):
+            return
+        entry_id, parent = raw.get("id"), raw.get("parent_id")
+        if isinstance(entry_id, str) and entry_id not in self._by_id:
+            parent = parent if isinstance(parent, str) else None
+            self._skipped[entry_id] = self._skipped.get(parent, parent) if parent else None
+
     def _materialize(self, lines: list[bytes], entries: Sequence[Entry]) -> None:
         """Create the file with the header (titled by the first prompt) and `lines`."""
         if not self.header.title:
             self.header = msgspec.structs.replace(self.header, title=_title(entries))
         flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self._parents:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(self.path, flags, 0o600)
         except FileExistsError:
             raise SessionError(f"{self.path} already exists") from None

@@ -237,8 +237,8 @@ class Jobs:
         return "\n".join(lines)
 
     def kill_all(self) -> None:
-        """SIGKILL the process group of every job still running."""
-        for job in self._jobs.values():
+        """SIGKILL the process group of every job still running (safe from another thread)."""
+        for job in list(self._jobs.values()):
             if job.process.returncode is None:
                 signal_group(job.process.pid, signal.SIGKILL)
 
