@@ -42,6 +42,9 @@ __all__ = [
     "SessionEnd",
     "SessionStart",
     "SkillActivated",
+    "SubagentEnd",
+    "SubagentRecord",
+    "SubagentStart",
     "TextDelta",
     "TextDone",
     "TokenUsageDone",
@@ -149,13 +152,16 @@ class PermissionRequest(Record, frozen=True):
     """
 
     type: ClassVar[str] = "permission_request"
-    _omit_none: ClassVar[frozenset[str]] = frozenset({"rule"})
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"rule", "agent_id", "agent"})
     call_id: str
     tool: str
     args: dict[str, Any]
     title: str
     options: tuple[Decision, ...] = DECISIONS
     rule: str | None = None
+    agent_id: str | None = None
+    """The sub-agent asking (SPEC §8), as the host is told; `None` for the main agent."""
+    agent: str | None = None
 
 
 class PermissionDecision(Record, frozen=True):
@@ -198,6 +204,38 @@ class TurnEnd(Record, frozen=True):
         return self.usage.cost
 
 
+class SubagentStart(Record, frozen=True):
+    """A child agent starts (SPEC §8): its id, agent name, the parent's call, its prompt."""
+
+    type: ClassVar[str] = "subagent_start"
+    agent_id: str
+    name: str
+    call_id: str
+    prompt: str
+    depth: int
+
+
+class SubagentRecord(Record, frozen=True):
+    """One record of a child agent, as it would stream on its own, wrapped for the parent."""
+
+    type: ClassVar[str] = "subagent_record"
+    agent_id: str
+    record: Record
+
+
+class SubagentEnd(Record, frozen=True):
+    """A child agent ended; its usage is part of the parent's turn. `session` is the child's
+    session file, when saved."""
+
+    type: ClassVar[str] = "subagent_end"
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"cost", "session"})
+    agent_id: str
+    stop_reason: StopReason
+    usage: Usage
+    cost: float | None = None
+    session: str | None = None
+
+
 RUNTIME_RECORDS: tuple[type[Record], ...] = (
     SessionStart,
     SessionEnd,
@@ -210,6 +248,9 @@ RUNTIME_RECORDS: tuple[type[Record], ...] = (
     PermissionDecision,
     JobExit,
     Compact,
+    SubagentStart,
+    SubagentRecord,
+    SubagentEnd,
     TurnEnd,
 )
 """The runtime's own record types, defined once (SPEC §1.2 and §6)."""
