@@ -19,11 +19,9 @@ from auger.llm.records import Record
 from auger.llm.usage import Usage
 from auger.records import StopReason, SubagentEnd, SubagentRecord, SubagentStart, TurnEnd
 from auger.session.conversation import Conversation
-from auger.session.entries import CustomEntry
+from auger.session.entries import SUBAGENT_KIND, CustomEntry
 from auger.session.store import SessionFile, SessionHeader
 
-SUBAGENT_KIND = "subagent"
-"""The `custom` entry kind that links a child's session from its parent's."""
 AGENT_SECTION = "agent"
 """The system-prompt section of a child: its definition's body."""
 

@@ -68,9 +68,7 @@ def answer(results: list[Any]) -> str:
     """The call's result: each child's final answer, headed by who gave it."""
     blocks = []
     for r in results:
-        head = f"[{r.agent_id}]" + (
-            "" if r.stop_reason == "completed" else f" ({r.stop_reason})"
-        )
+        head = f"[{r.agent_id}]" + ("" if r.stop_reason == "completed" else f" ({r.stop_reason})")
         blocks.append(f"{head}\n{r.text.strip() or '(no answer)'}")
     return "\n\n".join(blocks)
 
