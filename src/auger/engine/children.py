@@ -12,6 +12,7 @@ import msgspec
 
 from auger.bus import Bus
 from auger.engine.context import Agent, Context
+from auger.engine.registry import PromptSection
 from auger.engine.state import AgentState
 from auger.engine.stream import Stream
 from auger.engine.turn import run_turn
@@ -71,12 +72,13 @@ async def run_children(
         raise
 
 
-def _tools(parent: AgentState, spec: ChildSpec, withheld: frozenset[str]) -> frozenset[str]:
+def _tools(parent: AgentState, spec: ChildSpec, withheld: frozenset[str]) -> list[str]:
     """The child's tools: those the definition names, never wider than the parent's."""
-    mine = set(parent.tools) - withheld
-    if spec.tools is not None:
-        mine &= set(spec.tools)
-    return frozenset(mine)
+    return [
+        name
+        for name in parent.tools
+        if name not in withheld and (spec.tools is None or name in spec.tools)
+    ]
 
 
 def _session(parent: AgentState, agent_id: str, spec: ChildSpec) -> SessionFile:
@@ -108,7 +110,8 @@ async def _run_child(
         pstream.emit(SubagentRecord(agent.id, record))
 
     registry = pstate.registry.copy()
-    registry.prompts = {AGENT_SECTION: spec.system} | {
+    prompts: dict[str, PromptSection] = {AGENT_SECTION: spec.system}
+    registry.prompts = prompts | {
         k: v for k, v in registry.prompts.items() if k in registry.context
     }
     state = AgentState(

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from auger.hosts.terminal.children import Children
 from auger.hosts.terminal.markdown import Markdown
 from auger.hosts.terminal.text import Span, Theme, clean, fit, width, wrap
 
@@ -61,6 +62,7 @@ class Renderer:
         self._running: dict[str, str] = {}
         self._folds: list[Fold] = []
         self._warned = False
+        self.children = Children()
         self._handlers: dict[str, Callable[[Any], None]] = {
             "text_delta": self._text_delta,
             "text_done": self._text_done,
@@ -77,6 +79,9 @@ class Renderer:
             "compact": self._compact,
             "session_start": self._session_start,
             "turn_end": self._turn_end,
+            "subagent_start": self.children.start,
+            "subagent_record": self.children.inner,
+            "subagent_end": lambda r: self.note(self.children.end(r)),
         }
 
     @property
@@ -115,6 +120,7 @@ class Renderer:
             or self._partial
             or self._calls
             or self._running
+            or self.children.running
             or (self._md is not None and self._md.pending())
         )
 
@@ -128,12 +134,15 @@ class Renderer:
         current = self._partial + "".join(self._parts)
         lines = (self._md.pending() if self._md is not None else []) + current.split("\n")
         if current or len(lines) > 1:
-            budget = max(self.live_rows - len(rows) - len(self._calls) - len(self._running), 1)
+            others = len(self._calls) + len(self._running) + len(self.children.running)
+            budget = max(self.live_rows - len(rows) - others, 1)
             rows += [("class:live.text", line) for line in _tail(lines, budget, self._cells)]
         for name in self._calls.values():
             rows.append(("class:live.tool", fit(f"⚙ {name}(…)", self._cells)))
         for header in self._running.values():
             rows.append(("class:live.tool", fit(f"⚙ {header}", self._cells)))
+        for line in self.children.live():
+            rows.append(("class:live.tool", fit(line, self._cells)))
         out: list[Span] = []
         for i, row in enumerate(rows):
             if i:
