@@ -47,6 +47,7 @@ __all__ = [
     "SubagentStart",
     "TextDelta",
     "TextDone",
+    "TodoList",
     "TokenUsageDone",
     "ToolCallDelta",
     "ToolCallDone",
@@ -236,6 +237,18 @@ class SubagentEnd(Record, frozen=True):
     session: str | None = None
 
 
+TodoStatus = Literal["pending", "in_progress", "completed"]
+TODO_STATUSES: tuple[TodoStatus, ...] = ("pending", "in_progress", "completed")
+
+
+class TodoList(Record, frozen=True):
+    """The model's plan, whole, each time it changes: `items` of `content` and `status`
+    (`pending`, `in_progress`, `completed`)."""
+
+    type: ClassVar[str] = "todo"
+    items: tuple[dict[str, str], ...]
+
+
 RUNTIME_RECORDS: tuple[type[Record], ...] = (
     SessionStart,
     SessionEnd,
@@ -251,6 +264,7 @@ RUNTIME_RECORDS: tuple[type[Record], ...] = (
     SubagentStart,
     SubagentRecord,
     SubagentEnd,
+    TodoList,
     TurnEnd,
 )
 """The runtime's own record types, defined once (SPEC §1.2 and §6)."""

@@ -30,6 +30,7 @@ from auger.session.entries import (
 )
 from auger.session.files import SessionError
 from auger.session.store import SessionFile
+from auger.tools import todo
 
 Role = Literal["user", "assistant", "reasoning", "tool_call", "tool_result", "note", "image"]
 MAX_RESULT_CHARS = 20_000  # of one tool result in an export
@@ -55,6 +56,8 @@ def blocks(entries: Iterable[Entry]) -> Iterator[Block]:
             yield from _message_blocks(entry.message)
         elif isinstance(entry, CustomEntry) and entry.kind == SUBAGENT_KIND:
             yield _subagent_block(entry.data if isinstance(entry.data, dict) else {})
+        elif isinstance(entry, CustomEntry) and entry.kind == todo.KIND:
+            yield Block("note", todo.checklist(entry.data), "Todo")
 
 
 def _subagent_block(data: dict[str, object]) -> Block:

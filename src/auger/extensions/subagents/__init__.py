@@ -21,11 +21,8 @@ MAX_TASKS = 8
 
 def parameters() -> dict[str, Any]:
     """The `task` tool's schema: a list of {agent, prompt}."""
-    item = {
-        "type": "object",
-        "properties": {"agent": {"type": "string"}, "prompt": {"type": "string"}},
-        "required": ["prompt"],
-    }
+    # lean: every request carries it; the tool checks each task and says what is missing
+    item = {"properties": {"agent": {"type": "string"}, "prompt": {"type": "string"}}}
     return {
         "type": "object",
         "properties": {"tasks": {"type": "array", "items": item}},
@@ -38,10 +35,7 @@ def description(agents: dict[str, Definition]) -> str:
     listed = "; ".join(
         f"{d.name} ({d.description})" if d.description else d.name for d in agents.values()
     )
-    return (
-        "Delegate to sub-agents, each with a fresh context and a prompt that says everything "
-        f"it needs; several tasks run at once. Returns each final answer. Agents: {listed}."
-    )
+    return f"Run sub-agents at once in fresh contexts; returns their answers. Agents: {listed}."
 
 
 def _specs(args: dict[str, Any], agents: dict[str, Definition]) -> list[ChildSpec]:

@@ -45,13 +45,13 @@ class Definition(msgspec.Struct, frozen=True):
 BUILTIN = (
     Definition(
         "general",
-        "any multi-step task",
+        "",
         "You are a sub-agent of a coding agent. Do the task you are given with the tools you "
         "have, then reply with a concise, complete answer: it is all the caller sees.",
     ),
     Definition(
         "explore",
-        "read-only research of the code base",
+        "read-only",
         "You are a read-only research sub-agent. Search and read to answer the question; "
         "change nothing. Reply with the findings (paths and line numbers), concisely.",
         READ_ONLY_TOOLS,

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from auger.hosts.terminal.checklist import Checklist
 from auger.hosts.terminal.children import Children
 from auger.hosts.terminal.markdown import Markdown
 from auger.hosts.terminal.text import Span, Theme, clean, fit, width, wrap
@@ -63,6 +64,7 @@ class Renderer:
         self._folds: list[Fold] = []
         self._warned = False
         self.children = Children()
+        self.checklist = Checklist()
         self._handlers: dict[str, Callable[[Any], None]] = {
             "text_delta": self._text_delta,
             "text_done": self._text_done,
@@ -82,6 +84,7 @@ class Renderer:
             "subagent_start": self.children.start,
             "subagent_record": self.children.inner,
             "subagent_end": lambda r: self.note(self.children.end(r)),
+            "todo": self._todo,
         }
 
     @property
@@ -293,6 +296,11 @@ class Renderer:
     def _session_start(self, record: Any) -> None:
         if record.reason == "restore":
             self.note(f"↺ resumed session {record.id}")
+
+    def _todo(self, record: Any) -> None:
+        done = self.checklist.update(record)
+        if done:
+            self.note(done)
 
     def _turn_end(self, record: Any) -> None:
         self.end_stream()
