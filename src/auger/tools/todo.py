@@ -55,7 +55,7 @@ def checklist(items: Any) -> str:
     """A saved list as a Markdown checklist (what `/export` shows)."""
     marks = {"completed": "[x]", "in_progress": "[~]"}
     rows = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
-    return "\n".join(f"- {marks.get(i.get('status'), '[ ]')} {i.get('content')}" for i in rows)
+    return "\n".join(f"- {marks.get(str(i.get('status')), '[ ]')} {i.get('content')}" for i in rows)
 
 
 async def run(args: dict[str, Any], ctx: ToolContext) -> str:
