@@ -36,6 +36,7 @@ __all__ = [
     "Notify",
     "PermissionDecision",
     "PermissionRequest",
+    "Plan",
     "ReasoningDelta",
     "ReasoningDone",
     "Record",
@@ -249,6 +250,21 @@ class TodoList(Record, frozen=True):
     items: tuple[dict[str, str], ...]
 
 
+PlanDecision = Literal["proposed", "approved", "rejected"]
+
+
+class Plan(Record, frozen=True):
+    """A plan presented in plan mode (`proposed`), then how the user decided: `approved`
+    (with the permission `mode` chosen) or `rejected` (with their `feedback`)."""
+
+    type: ClassVar[str] = "plan"
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"mode", "feedback"})
+    plan: str
+    decision: PlanDecision
+    mode: str | None = None
+    feedback: str | None = None
+
+
 RUNTIME_RECORDS: tuple[type[Record], ...] = (
     SessionStart,
     SessionEnd,
@@ -265,6 +281,7 @@ RUNTIME_RECORDS: tuple[type[Record], ...] = (
     SubagentRecord,
     SubagentEnd,
     TodoList,
+    Plan,
     TurnEnd,
 )
 """The runtime's own record types, defined once (SPEC §1.2 and §6)."""

@@ -27,6 +27,8 @@ Merge = Literal["replace", "concat"]
 JsonType = Literal["string", "integer", "number", "boolean", "object", "array", "strings"]
 
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "auto")
+MODE_ALIASES = {"plan": "read-only"}
+"""Other names of a mode the flags and `/permissions` take: read-only is the planning mode."""
 SANDBOX_MODES = ("read-only", "workspace-write", "off")
 
 

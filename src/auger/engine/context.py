@@ -265,6 +265,11 @@ class Context:
             )
         return await self._host.request_permission(request)
 
+    def end_turn(self, text: str) -> None:
+        """End the running turn once this round of tool calls is over, with `text` as its
+        final text (no further model call)."""
+        self._state.end_with = text
+
     def quit(self) -> None:
         """Ask the host to end the session once this turn is over (`/quit`)."""
         self._state.quit_requested = True

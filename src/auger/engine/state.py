@@ -176,6 +176,9 @@ class AgentState:
         self.boundary = boundary
         """Run at each request boundary (the Runtime reloads changed extension files)."""
         self.quit_requested = False
+        self.end_with: str | None = None
+        """Set by a tool that ends the turn after its round (a plan presented headless): the
+        turn's final text."""
         self.opening: Opening | None = "new"
         """How the next stream opens: `session_start` for a new or restored session, or
         `session_end` + `session_start` after a reload; `None` once it has."""

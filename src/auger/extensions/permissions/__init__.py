@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from auger.config.schema import PERMISSION_MODES
+from auger.config.schema import MODE_ALIASES, PERMISSION_MODES
+from auger.extensions.permissions import plan
 from auger.extensions.permissions.policy import (
     Rules,
     decide,
@@ -63,6 +64,7 @@ class Permissions:
         self._home = g.home
         g.on("tool_call", self.on_tool_call)
         g.command("permissions", self.command, "show the permission mode and rules; set the mode")
+        plan.register(g, self)
 
     def current_mode(self, settings: Any) -> str:
         """The mode in force: `/permissions`'s, else settings', else `ask`."""
@@ -138,6 +140,7 @@ class Permissions:
     async def command(self, ctx: Any) -> None:
         """`/permissions` shows the mode and rules; `/permissions MODE` sets the mode."""
         arg = ctx.args.strip()
+        arg = MODE_ALIASES.get(arg, arg)
         if arg:
             if arg not in PERMISSION_MODES:
                 ctx.notify(f"unknown mode {arg!r} — use one of {', '.join(PERMISSION_MODES)}")

@@ -15,6 +15,7 @@ from auger.extensions.subagents.definitions import Definition, discover
 from auger.tools.base import Tool, ToolContext, ToolError, ToolResponse
 
 NAME = "task"
+PLAN_TOOL = "propose_plan"
 MAX_DEPTH = 2
 MAX_TASKS = 8
 
@@ -86,8 +87,9 @@ def extension(g: Any) -> None:
         if depth >= max_depth:
             raise ToolError("blocked", f"task: sub-agents nest at most {max_depth} deep")
         specs = _specs(args, agents)
-        withheld = frozenset({NAME}) if depth + 1 >= max_depth else frozenset()
-        results = await run_children(parent, ctx.call_id, specs, withheld)
+        # the main agent plans; a child never nests past the limit
+        withheld = {PLAN_TOOL} | ({NAME} if depth + 1 >= max_depth else set())
+        results = await run_children(parent, ctx.call_id, specs, frozenset(withheld))
         failed = all(r.stop_reason != "completed" for r in results)
         return ToolResponse(answer(results), "subagent_failed" if failed else None)
 
