@@ -85,6 +85,7 @@ class Renderer:
             "subagent_record": self.children.inner,
             "subagent_end": lambda r: self.note(self.children.end(r)),
             "todo": self._todo,
+            "plan": self._plan,
         }
 
     @property
@@ -301,6 +302,16 @@ class Renderer:
         done = self.checklist.update(record)
         if done:
             self.note(done)
+
+    def _plan(self, record: Any) -> None:
+        if record.decision != "proposed":
+            how = f" — mode {record.mode}" if record.mode else ""
+            why = f": {record.feedback}" if record.feedback else ""
+            self.note(f"◇ plan {record.decision}{how}{why}")
+            return
+        self.note("◇ plan")
+        for line in clean(record.plan).split("\n"):
+            self._out += wrap(self.theme, [("", line)], self._cells, ("", "  "), ("", "  "))
 
     def _turn_end(self, record: Any) -> None:
         self.end_stream()
