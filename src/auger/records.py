@@ -18,6 +18,7 @@ from auger.llm.records import (
     ToolCallDone,
     plain,
 )
+from auger.llm.server_tools import SEARCH_RECORDS
 from auger.llm.usage import Usage
 from auger.tools.base import ToolResponse
 
@@ -282,6 +283,7 @@ RUNTIME_RECORDS: tuple[type[Record], ...] = (
     SubagentEnd,
     TodoList,
     Plan,
+    *SEARCH_RECORDS,
     TurnEnd,
 )
 """The runtime's own record types, defined once (SPEC §1.2 and §6)."""

@@ -88,6 +88,8 @@ KEYS: tuple[Key, ...] = (
     Key("permissions.allow", "strings", merge="concat"),
     Key("permissions.ask", "strings", merge="concat"),
     Key("permissions.deny", "strings", merge="concat"),
+    Key("tools", "object"),
+    Key("tools.web_search", "boolean"),
     Key("sandbox", "object"),
     Key("sandbox.mode", "string", choices=SANDBOX_MODES),
     Key("sandbox.network", "boolean"),

@@ -74,6 +74,8 @@ class Limits(msgspec.Struct, frozen=True):
     closing_timeout: float = CLOSING_TIMEOUT
     """Seconds the handlers of one closing event (`agent_end`, `turn_end`, `idle`,
     `session_end`, `session_shutdown`) may take before they are cut short."""
+    search: bool = False
+    """Offer the provider's own web search (`--search`, `tools.web_search`)."""
 
     @classmethod
     def from_settings(
@@ -94,6 +96,7 @@ class Limits(msgspec.Struct, frozen=True):
             CompactionSettings.from_settings(settings),
             idle_first,
             _closing_timeout(settings),
+            _search(settings),
         )
 
 
@@ -106,6 +109,11 @@ def _retry(settings: Mapping[str, Any]) -> RetryPolicy:
         base_delay=float(raw.get("base_delay", 1.0)),
         max_delay=float(raw.get("max_delay", 60.0)),
     )
+
+
+def _search(settings: Mapping[str, Any]) -> bool:
+    section = settings.get("tools")
+    return isinstance(section, dict) and section.get("web_search") is True
 
 
 def _closing_timeout(settings: Mapping[str, Any]) -> float:

@@ -44,6 +44,9 @@ def add_options(p: argparse.ArgumentParser, *, sessions: bool = True) -> None:
     )
     p.add_argument("--yolo", action="store_true", help="run every tool without asking (auto)")
     p.add_argument(
+        "--search", action="store_true", help="let the model search the web (its provider's own)"
+    )
+    p.add_argument(
         "--allow",
         action="append",
         default=[],
@@ -116,6 +119,8 @@ def with_flags(settings: dict[str, Any], opts: argparse.Namespace) -> dict[str, 
     if mode:
         permissions["mode"] = MODE_ALIASES.get(mode, mode)
     flags: dict[str, Any] = {"permissions": permissions}
+    if opts.search:
+        flags["tools"] = {"web_search": True}
     if opts.sandbox:
         flags["sandbox"] = {"mode": opts.sandbox}
     return merge(settings, flags)
