@@ -112,8 +112,13 @@ def _retry(settings: Mapping[str, Any]) -> RetryPolicy:
 
 
 def _search(settings: Mapping[str, Any]) -> bool:
+    """On when asked for, unless a deny rule names the tool: the provider runs the search
+    itself, so no per-call permission step can see it."""
     section = settings.get("tools")
-    return isinstance(section, dict) and section.get("web_search") is True
+    permissions = settings.get("permissions")
+    deny = permissions.get("deny") if isinstance(permissions, dict) else None
+    denied = isinstance(deny, list) and any(r in ("web_search", "WebSearch") for r in deny)
+    return isinstance(section, dict) and section.get("web_search") is True and not denied
 
 
 def _closing_timeout(settings: Mapping[str, Any]) -> float:

@@ -31,7 +31,7 @@ def live_text(renderer: Renderer) -> list[str]:
 def test_each_running_child_is_one_live_line_until_it_ends() -> None:
     renderer = Renderer(Theme(color=False), cells=80)
     clock = Clock()
-    renderer.children.clock = clock
+    renderer.agent.children.clock = clock
     renderer.feed(SubagentStart("explore-1", "explore", "call_1", "look", 1))
     renderer.feed(SubagentStart("general-2", "general", "call_1", "do", 1))
     clock.now += 3

@@ -132,11 +132,11 @@ def application(term: Terminal, windows: Windows) -> Application[int]:
             ConditionalContainer(
                 Window(
                     FormattedTextControl(
-                        lambda: cast(StyleAndTextTuples, term.renderer.checklist.spans())
+                        lambda: cast(StyleAndTextTuples, term.renderer.agent.checklist.spans())
                     ),
                     dont_extend_height=True,
                 ),
-                Condition(lambda: term.renderer.checklist.open),
+                Condition(lambda: term.renderer.agent.checklist.open),
             ),
             Window(char="─", height=1, style="class:rule"),
             ConditionalContainer(HSplit([question(), windows.choice]), choosing),
