@@ -136,6 +136,7 @@ async def _run_child(
     finally:
         stream.close()
         await state.jobs.aclose()
+        state.conversation.session.close()
         usage = state.ledger.turn
         pstate.ledger.add(usage)
         end = ended[-1] if ended else TurnEnd("cancelled", usage)
