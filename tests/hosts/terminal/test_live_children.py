@@ -1,5 +1,5 @@
 """Running sub-agents in the terminal: one live line each (agent, current tool, elapsed), and
-a finished line when each ends."""
+a finished line when each ends, which expands to what the child did."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from auger.records import (
     SubagentEnd,
     SubagentRecord,
     SubagentStart,
+    TurnEnd,
 )
 from auger.tools.base import ToolResponse
 
@@ -41,9 +42,12 @@ def test_each_running_child_is_one_live_line_until_it_ends() -> None:
     result = ToolResponse("found")
     renderer.feed(SubagentRecord("explore-1", AfterToolCall("c", "grep", {}, result, 0.0, 0.1)))
     clock.now += 1.5
+    renderer.feed(SubagentRecord("explore-1", TurnEnd("completed", Usage(10, 2), "found it")))
     renderer.feed(SubagentEnd("explore-1", "completed", Usage(10, 2)))
     assert live_text(renderer) == ["◆ general-2 · thinking · 4s"]
-    assert "✓ explore-1 completed in 4.5s, 1 tool call" in renderer.take()
+    assert "✓ explore-1 completed in 4.5s, 1 tool call (ctrl-o)" in renderer.take()
+    assert renderer.expand()
+    assert "── explore-1\n⚙ grep  ⎿ found\n\nfound it\n" in renderer.take()
     renderer.feed(SubagentEnd("general-2", "cancelled", Usage(10, 2)))
     assert not renderer.has_live()
     assert "✗ general-2 cancelled in 4.5s, 0 tool calls" in renderer.take()

@@ -12,11 +12,18 @@ from auger.hosts.terminal.sources import Sources
 
 
 class AgentView:
-    """Records of these kinds in, lines out through `note` (quiet) and `lines` (plain)."""
+    """Records of these kinds in; lines out through `note` (quiet) and `lines` (plain), and
+    what ctrl-o expands through `fold`."""
 
-    def __init__(self, note: Callable[[str], None], lines: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        note: Callable[[str], None],
+        lines: Callable[[str], None],
+        fold: Callable[[str, list[str]], None],
+    ) -> None:
         self._note = note
         self._lines = lines
+        self._fold = fold
         self.children = Children()
         self.checklist = Checklist()
         self.sources = Sources()
@@ -26,7 +33,7 @@ class AgentView:
         return {
             "subagent_start": self.children.start,
             "subagent_record": self.children.inner,
-            "subagent_end": lambda r: self._note(self.children.end(r)),
+            "subagent_end": self._child_end,
             "todo": self._todo,
             "plan": self._plan,
             "web_search_call": lambda r: self._note(self.sources.searched(r)),
@@ -38,6 +45,12 @@ class AgentView:
         """The turn is over: the sources go under its answer."""
         for line in self.sources.flush():
             self._note(line)
+
+    def _child_end(self, record: Any) -> None:
+        line, log = self.children.end(record)
+        self._note(line + (" (ctrl-o)" if log else ""))
+        if log:
+            self._fold(record.agent_id, log)
 
     def _todo(self, record: Any) -> None:
         done = self.checklist.update(record)

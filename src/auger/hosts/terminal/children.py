@@ -1,5 +1,6 @@
 """Running sub-agents as the terminal shows them (SPEC §8): one live line each — agent, the
-tool it is running, time so far — and one finished line when it ends."""
+tool it is running, time so far — and one finished line when it ends, which expands (ctrl-o)
+to what the child did: its tool calls and its answer."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ class Running(msgspec.Struct):
     started: float
     tool: str = ""
     calls: int = 0
+    log: list[str] = msgspec.field(default_factory=list)
 
 
 class Children:
@@ -41,15 +43,22 @@ class Children:
         elif inner.type == "after_tool_call":
             child.tool = ""
             child.calls += 1
+            result = inner.result
+            first = next((line for line in result.content.split("\n") if line.strip()), "")
+            mark = "✗" if result.is_error else "⎿"
+            child.log.append(f"⚙ {inner.tool}  {mark} {first.strip()[:100]}")
+        elif inner.type == "turn_end" and inner.text:
+            child.log += ["", *inner.text.strip().split("\n")]
 
-    def end(self, record: Any) -> str:
-        """A child ended: its finished line."""
+    def end(self, record: Any) -> tuple[str, list[str]]:
+        """A child ended: its finished line, and what it did (its calls, its answer)."""
         child = self.running.pop(record.agent_id, None)
         elapsed = self.clock() - child.started if child is not None else 0.0
         calls = child.calls if child is not None else 0
         mark = "✓" if record.stop_reason == "completed" else "✗"
         tools = f", {calls} tool call{'s' if calls != 1 else ''}"
-        return f"{mark} {record.agent_id} {record.stop_reason} in {elapsed:.1f}s{tools}"
+        line = f"{mark} {record.agent_id} {record.stop_reason} in {elapsed:.1f}s{tools}"
+        return line, child.log if child is not None else []
 
     def live(self) -> list[str]:
         """One line per running child."""

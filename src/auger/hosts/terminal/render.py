@@ -62,7 +62,9 @@ class Renderer:
         self._running: dict[str, str] = {}
         self._folds: list[Fold] = []
         self._warned = False
-        self.agent = AgentView(self.note, self.lines)
+        self.agent = AgentView(
+            self.note, self.lines, lambda title, lines: self._folds.append(Fold(title, lines))
+        )
         self._handlers: dict[str, Callable[[Any], None]] = {
             "text_delta": self._text_delta,
             "text_done": self._text_done,
