@@ -122,6 +122,7 @@ class Runtime:
             sandbox=sandbox,
         )
         state.opening = "new" if session is None else "restore"
+        state.models = self._models
         self._state = state
         self._bus = Bus(state.registry.handlers, self._stream.notify)
         self._stream.bus = self._bus

@@ -11,11 +11,13 @@ from collections.abc import Sequence
 import msgspec
 
 from auger.bus import Bus
+from auger.config.errors import ConfigError
 from auger.engine.context import Agent, Context
 from auger.engine.registry import PromptSection
 from auger.engine.state import AgentState
 from auger.engine.stream import Stream
 from auger.engine.turn import run_turn
+from auger.llm.provider import Model, Provider
 from auger.llm.records import Record
 from auger.llm.usage import Usage
 from auger.records import StopReason, SubagentEnd, SubagentRecord, SubagentStart, TurnEnd
@@ -35,6 +37,8 @@ class ChildSpec(msgspec.Struct, frozen=True):
     system: str
     prompt: str
     tools: tuple[str, ...] | None = None
+    model: str | None = None
+    """`provider/name`, or a name of the parent's provider; `None`: the parent's model."""
 
 
 class ChildResult(msgspec.Struct, frozen=True):
@@ -81,6 +85,27 @@ def _tools(parent: AgentState, spec: ChildSpec, withheld: frozenset[str]) -> lis
     ]
 
 
+async def _model(parent: AgentState, spec: ChildSpec, stream: Stream) -> tuple[Model, Provider]:
+    """The child's model and provider: the parent's, or the definition's — through the
+    parent's provider (its connections) when it is the same one."""
+    if spec.model is None or parent.models is None:
+        return parent.model, parent.provider
+    wanted = spec.model if "/" in spec.model else f"{parent.model.provider}/{spec.model}"
+    try:
+        model, provider = parent.models.resolve(wanted, None, parent.registry)
+    except ConfigError as exc:
+        stream.notify(
+            f"agent {spec.name}: the model {wanted} is not available ({exc}); "
+            f"using {parent.model.id}",
+            "warning",
+        )
+        return parent.model, parent.provider
+    if model.provider == parent.model.provider:
+        await provider.aclose()
+        return model, parent.provider
+    return model, provider
+
+
 def _session(parent: AgentState, agent_id: str, spec: ChildSpec) -> SessionFile:
     """The child's session file, beside the parent's in a folder named for it (so it is never
     listed as a session of its own)."""
@@ -124,19 +149,21 @@ async def _run_child(
         sandbox=pstate.sandbox,
     )
     state.opening = None
-    state.use(pstate.model, pstate.provider)
-    state.ledger.total = pstate.model.no_usage
     bus = Bus(registry.handlers, stream.notify)
     stream.bus = bus
     bus.ctx = Context(state, stream, bus, parent._host, parent.runtime, agent=agent)
     await pstream.publish(SubagentStart(agent.id, spec.name, call_id, spec.prompt, agent.depth))
     stream.open(sink)
+    state.use(*await _model(pstate, spec, stream))
+    state.ledger.total = state.model.no_usage
     try:
         await run_turn(state, stream, bus, spec.prompt)
     finally:
         stream.close()
         await state.jobs.aclose()
         state.conversation.session.close()
+        if state.provider is not pstate.provider:
+            await state.provider.aclose()
         usage = state.ledger.turn
         pstate.ledger.add(usage)
         end = ended[-1] if ended else TurnEnd("cancelled", usage)

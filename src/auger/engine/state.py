@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -18,6 +18,9 @@ from auger.tools.base import Tool
 from auger.tools.files import FileReads
 from auger.tools.jobs import Jobs
 from auger.tools.sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from auger.engine.models import ModelResolver
 
 Opening = Literal["new", "restore", "reload"]
 
@@ -189,6 +192,9 @@ class AgentState:
         self.boundary = boundary
         """Run at each request boundary (the Runtime reloads changed extension files)."""
         self.quit_requested = False
+        self.models: ModelResolver | None = None
+        """What turns `provider/name` into a model (the Runtime's; a sub-agent's definition
+        may name its own model)."""
         self.end_with: str | None = None
         """Set by a tool that ends the turn after its round (a plan presented headless): the
         turn's final text."""

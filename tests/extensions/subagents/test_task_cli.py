@@ -66,7 +66,7 @@ def configure(project: Project, server: StrictServer, mode: str = "auto") -> Non
     project.settings(
         {
             "model": "local/test-model",
-            "providers": {"local": provider | {"models": {"test-model": {}}}},
+            "providers": {"local": provider | {"models": {"test-model": {}, "other-model": {}}}},
             "retry": {"base_delay": 0.01},
             "permissions": {"mode": mode},
         }
@@ -177,6 +177,24 @@ def test_a_claude_code_definition_gives_its_prompt_and_only_its_tools(project: P
     ]
     assert result["error_type"] == "unknown_tool"
     assert not (project.root / "escaped").exists()
+
+
+@pytest.mark.slow
+def test_a_definitions_model_is_the_childs(project: Project) -> None:
+    agents = project.root / ".auger" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "quick.md").write_text("---\nmodel: other-model\n---\nBe quick.\n")
+    routes = {
+        "parent": [task({"agent": "quick", "prompt": "IOTA: hurry"}), Step("ok")],
+        "IOTA": [Step("hurried")],
+    }
+    with Routed(routes) as server:
+        configure(project, server)
+        records = run(project, "delegate")
+        assert server.violations == []
+    assert [b["model"] for b in server.by_route["parent"]] == ["test-model", "test-model"]
+    assert [b["model"] for b in server.by_route["IOTA"]] == ["other-model"]
+    assert records[-1]["text"] == "ok"
 
 
 @pytest.mark.slow

@@ -55,7 +55,7 @@ def _specs(args: dict[str, Any], agents: dict[str, Definition]) -> list[ChildSpe
         if found is None:
             names = ", ".join(agents)
             raise ToolError("validation_error", f"task: unknown agent {name!r} (agents: {names})")
-        specs.append(ChildSpec(found.name, found.prompt, prompt, found.tools))
+        specs.append(ChildSpec(found.name, found.prompt, prompt, found.tools, found.model))
     return specs
 
 
@@ -74,13 +74,6 @@ def extension(g: Any) -> None:
     agents, problems = discover(g.cwd, g.home, g.user_home, trusted)
     for problem in problems:
         g.notify(problem, "warning")
-    for definition in agents.values():
-        if definition.model is not None:
-            g.notify(
-                f"agent {definition.name!r} names the model {definition.model!r}; sub-agents "
-                "run on the parent's model (its provider connections are shared)",
-                "info",
-            )
     max_depth = g.setting("max_depth", MAX_DEPTH)
     if not isinstance(max_depth, int) or isinstance(max_depth, bool) or max_depth < 1:
         g.notify(f"subagents.max_depth must be a whole number from 1; using {MAX_DEPTH}", "warning")
