@@ -197,3 +197,19 @@ def test_search_is_off_unless_asked_and_on_with_the_setting(
     configure(project, fake_server, api, tools={"web_search": True})
     run(project, "hello")
     assert "web_search" in json.dumps(fake_server.requests[1].body["tools"])
+
+
+@pytest.mark.slow
+def test_a_format_without_search_says_so_and_sends_none(
+    project: Project, fake_server: FakeServer
+) -> None:
+    configure(project, fake_server, "chat-completions")
+    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m"}
+    text = chunk | {"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]}
+    stop = chunk | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    fake_server.queue(Reply(body=sse(text, stop, done=True)))
+    records = run(project, "--search", "hello")
+    [notice] = [r for r in records if r["type"] == "notify"]
+    assert notice["level"] == "warning"
+    assert "local/test-model (chat-completions) has no search of its own" in notice["message"]
+    assert "web_search" not in json.dumps(fake_server.requests[0].body)

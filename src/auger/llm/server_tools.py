@@ -30,6 +30,16 @@ MAX_USES = 5
 """Searches one Anthropic response may run (its `max_uses`)."""
 PRICE_PER_SEARCH = {"messages": 10 / 1000, "responses": 10 / 1000}
 """USD per search, by wire format (the pages above)."""
+SEARCH_APIS = frozenset(PRICE_PER_SEARCH)
+"""The wire formats whose providers search the web themselves."""
+
+
+def no_search_notice(model: Model) -> str:
+    """What a user who asked for search is told when the model's format has none."""
+    return (
+        f"web search: {model.id} ({model.api}) has no search of its own; an extension can "
+        "fill the web_search tool (see auger.tools.web_search)"
+    )
 
 
 class WebSearchCall(Record, frozen=True):
