@@ -516,3 +516,26 @@ def test_the_todo_list_is_a_checklist_above_the_input(project: Project, panes: l
     pane.keys("Enter")
     screen = pane.wait_for("All done.", "✔ todo: all 3 done")
     assert "▸ write the summary" not in screen
+
+
+def test_a_plan_is_shown_approved_and_carried_out(project: Project, panes: list[Pane]) -> None:
+    plan = "1. Write hello.txt"
+    write = {"tool": "write", "args": {"path": "hello.txt", "content": "hi\n"}}
+    project.script(
+        [
+            {"parts": [{"tool": "propose_plan", "args": {"plan": plan}}]},
+            {"parts": [write]},
+            {"text": "Carried out."},
+        ],
+        permissions={},
+    )
+    pane = start(panes, project, "--permission-mode", "plan")
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("plan it")
+    pane.keys("Enter")
+    screen = pane.wait_for("? Approve this plan?", "❯ Approve, accept edits")
+    assert "◇ plan" in screen and plan in screen
+    assert not (project.root / "hello.txt").exists()
+    pane.keys("Enter")
+    pane.wait_for("Carried out.", "◇ plan approved — mode accept-edits")
+    assert (project.root / "hello.txt").read_text() == "hi\n"
