@@ -18,6 +18,7 @@ from auger.llm.records import (
     ToolCallDone,
     plain,
 )
+from auger.llm.server_tools import SEARCH_RECORDS
 from auger.llm.usage import Usage
 from auger.tools.base import ToolResponse
 
@@ -36,14 +37,19 @@ __all__ = [
     "Notify",
     "PermissionDecision",
     "PermissionRequest",
+    "Plan",
     "ReasoningDelta",
     "ReasoningDone",
     "Record",
     "SessionEnd",
     "SessionStart",
     "SkillActivated",
+    "SubagentEnd",
+    "SubagentRecord",
+    "SubagentStart",
     "TextDelta",
     "TextDone",
+    "TodoList",
     "TokenUsageDone",
     "ToolCallDelta",
     "ToolCallDone",
@@ -149,13 +155,16 @@ class PermissionRequest(Record, frozen=True):
     """
 
     type: ClassVar[str] = "permission_request"
-    _omit_none: ClassVar[frozenset[str]] = frozenset({"rule"})
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"rule", "agent_id", "agent"})
     call_id: str
     tool: str
     args: dict[str, Any]
     title: str
     options: tuple[Decision, ...] = DECISIONS
     rule: str | None = None
+    agent_id: str | None = None
+    """The sub-agent asking (SPEC §8), as the host is told; `None` for the main agent."""
+    agent: str | None = None
 
 
 class PermissionDecision(Record, frozen=True):
@@ -202,6 +211,65 @@ class TurnEnd(Record, frozen=True):
         return self.usage.cost
 
 
+class SubagentStart(Record, frozen=True):
+    """A child agent starts (SPEC §8): its id, agent name, the parent's call, its prompt."""
+
+    type: ClassVar[str] = "subagent_start"
+    agent_id: str
+    name: str
+    call_id: str
+    prompt: str
+    depth: int
+
+
+class SubagentRecord(Record, frozen=True):
+    """One record of a child agent, as it would stream on its own, wrapped for the parent."""
+
+    type: ClassVar[str] = "subagent_record"
+    agent_id: str
+    record: Record
+
+
+class SubagentEnd(Record, frozen=True):
+    """A child agent ended; its usage is part of the parent's turn. `session` is the child's
+    session file, when saved."""
+
+    type: ClassVar[str] = "subagent_end"
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"cost", "session"})
+    agent_id: str
+    stop_reason: StopReason
+    usage: Usage
+    cost: float | None = None
+    session: str | None = None
+
+
+TodoStatus = Literal["pending", "in_progress", "completed"]
+TODO_STATUSES: tuple[TodoStatus, ...] = ("pending", "in_progress", "completed")
+
+
+class TodoList(Record, frozen=True):
+    """The model's plan, whole, each time it changes: `items` of `content` and `status`
+    (`pending`, `in_progress`, `completed`)."""
+
+    type: ClassVar[str] = "todo"
+    items: tuple[dict[str, str], ...]
+
+
+PlanDecision = Literal["proposed", "approved", "rejected"]
+
+
+class Plan(Record, frozen=True):
+    """A plan presented in plan mode (`proposed`), then how the user decided: `approved`
+    (with the permission `mode` chosen) or `rejected` (with their `feedback`)."""
+
+    type: ClassVar[str] = "plan"
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"mode", "feedback"})
+    plan: str
+    decision: PlanDecision
+    mode: str | None = None
+    feedback: str | None = None
+
+
 RUNTIME_RECORDS: tuple[type[Record], ...] = (
     SessionStart,
     SessionEnd,
@@ -214,6 +282,12 @@ RUNTIME_RECORDS: tuple[type[Record], ...] = (
     PermissionDecision,
     JobExit,
     Compact,
+    SubagentStart,
+    SubagentRecord,
+    SubagentEnd,
+    TodoList,
+    Plan,
+    *SEARCH_RECORDS,
     TurnEnd,
 )
 """The runtime's own record types, defined once (SPEC §1.2 and §6)."""

@@ -41,6 +41,7 @@ from auger.llm.errors import RetryPolicy
 from auger.llm.messages import Message, UserPart
 from auger.llm.provider import Model, Provider
 from auger.llm.records import Record
+from auger.llm.server_tools import SEARCH_APIS, WEB_SEARCH, no_search_notice
 from auger.llm.usage import Usage
 from auger.records import NoticeLevel, SessionEnd, TurnEnd
 from auger.session.context import totals
@@ -127,6 +128,7 @@ class Runtime:
             sandbox=sandbox,
         )
         state.opening = "new" if session is None else "restore"
+        state.models = self._models
         self._state = state
         self._bus = Bus(state.registry.handlers, self._stream.notify)
         self._stream.bus = self._bus
@@ -148,6 +150,8 @@ class Runtime:
         if notice:
             self.notify(notice, "warning")
         state.use(*chosen)
+        if limits.search and self.model.api not in SEARCH_APIS and WEB_SEARCH not in self.tools:
+            self.notify(no_search_notice(self.model), "warning")
         state.ledger.total = self.model.no_usage + totals(conversation.session.branch()).usage
 
     # -- set-up ---------------------------------------------------------------------------

@@ -417,3 +417,36 @@ async def test_a_flood_of_hook_output_is_capped_in_memory_and_for_the_model(
     assert sent.startswith("hi\n\n" + "x" * 10_000 + "… [hook output truncated: ")
     assert len(sent) < 10_100
     assert peak < 20_000_000, peak
+
+
+async def test_a_sub_agent_ends_with_subagent_stop_naming_it(tmp_path: Path) -> None:
+    from auger.extensions.subagents import extension as subagents
+    from auger.llm.scripted import Call
+
+    provider = ScriptedProvider(
+        [Reply.of(Call("task", {"tasks": [{"prompt": "look"}]})), "child done", "parent done"]
+    )
+    hooks = {
+        **on("Stop", f"cat >> {tmp_path}/stop.jsonl; echo >> {tmp_path}/stop.jsonl"),
+        **on("SubagentStop", f"cat > {tmp_path}/subagent.json"),
+    }
+    (tmp_path / "home").mkdir()
+    (tmp_path / "project").mkdir()
+    rt = Runtime(
+        provider=provider,
+        env={},
+        home=tmp_path / "home",
+        cwd=tmp_path / "project",
+        settings={"hooks": hooks},
+        bundled=False,
+        extensions=[tools_extension, ("subagents", subagents), ("claude_hooks", extension)],
+    )
+    records = await collect(rt, "delegate")
+    [start] = [r for r in records if r.type == "subagent_start"]
+    child = json.loads((tmp_path / "subagent.json").read_text())
+    assert child["hook_event_name"] == "SubagentStop"
+    assert (child["agent_id"], child["agent_type"]) == (start.agent_id, "general")
+    assert child["last_assistant_message"] == "child done"
+    stops = [json.loads(line) for line in (tmp_path / "stop.jsonl").read_text().split("\n") if line]
+    assert [s["last_assistant_message"] for s in stops] == ["parent done"]
+    assert "agent_id" not in stops[0]

@@ -69,6 +69,14 @@ STREAM_RECORDS = (
     "permission_decision",
     "job_exit",
     "compact",
+    "subagent_start",  # SPEC §8
+    "subagent_record",
+    "subagent_end",
+    "todo",  # the todo tool, plan mode and server-side web search (issue 28)
+    "plan",
+    "web_search_call",
+    "web_search_results",
+    "citation",
     "turn_end",
 )
 ALL_EVENTS = tuple(sorted(set(SPEC_EVENTS) | set(STREAM_RECORDS)))

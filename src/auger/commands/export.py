@@ -20,7 +20,17 @@ from auger.llm.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from auger.session.entries import CompactionEntry, CustomMessageEntry, Entry, MessageEntry
+from auger.session.entries import (
+    SUBAGENT_KIND,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    Entry,
+    MessageEntry,
+)
+from auger.session.files import SessionError
+from auger.session.store import SessionFile
+from auger.tools import todo
 
 Role = Literal["user", "assistant", "reasoning", "tool_call", "tool_result", "note", "image"]
 MAX_RESULT_CHARS = 20_000  # of one tool result in an export
@@ -44,6 +54,26 @@ def blocks(entries: Iterable[Entry]) -> Iterator[Block]:
             yield Block("note", entry.content, entry.kind)
         elif isinstance(entry, MessageEntry):
             yield from _message_blocks(entry.message)
+        elif isinstance(entry, CustomEntry) and entry.kind == SUBAGENT_KIND:
+            yield _subagent_block(entry.data if isinstance(entry.data, dict) else {})
+        elif isinstance(entry, CustomEntry) and entry.kind == todo.KIND:
+            yield Block("note", todo.checklist(entry.data), "Todo")
+
+
+def _subagent_block(data: dict[str, object]) -> Block:
+    """A child agent (SPEC §8): its prompt, the calls it made (read from its own session
+    file) and its answer."""
+    lines = [f"**Prompt:** {data.get('prompt', '')}"]
+    path = data.get("session")
+    if isinstance(path, str):
+        try:
+            child = SessionFile.open(path)
+        except (SessionError, OSError):
+            lines.append(f"(its session {path} cannot be read)")
+        else:
+            lines += [f"- ⚙ {b.title}" for b in blocks(child.branch()) if b.role == "tool_call"]
+    lines.append(f"**Answer** ({data.get('stop_reason')}): {data.get('text', '')}")
+    return Block("note", "\n\n".join(lines), f"Sub-agent {data.get('agent_id')}")
 
 
 def _message_blocks(message: object) -> Iterator[Block]:

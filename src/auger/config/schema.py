@@ -30,6 +30,8 @@ Merge = Literal["replace", "concat"]
 JsonType = Literal["string", "integer", "number", "boolean", "object", "array", "strings"]
 
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "auto")
+MODE_ALIASES = {"plan": "read-only"}
+"""Other names of a mode the flags and `/permissions` take: read-only is the planning mode."""
 SANDBOX_MODES = ("read-only", "workspace-write", "off")
 THINKING_STYLES: tuple[str, ...] = get_args(ThinkingStyle)
 
@@ -112,6 +114,8 @@ KEYS: tuple[Key, ...] = (
     Key("permissions.allow", "strings", merge="concat"),
     Key("permissions.ask", "strings", merge="concat"),
     Key("permissions.deny", "strings", merge="concat"),
+    Key("tools", "object"),
+    Key("tools.web_search", "boolean"),
     Key("sandbox", "object"),
     Key("sandbox.mode", "string", choices=SANDBOX_MODES),
     Key("sandbox.network", "boolean"),

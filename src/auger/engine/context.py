@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+import msgspec
+
 from auger.bus import Bus
 from auger.engine.registry import Command
 from auger.engine.state import AgentState
@@ -85,6 +87,16 @@ class Controls(Protocol):
         ...
 
 
+class Agent(msgspec.Struct, frozen=True):
+    """Who a sub-agent is (SPEC §8): its id, agent name, nesting depth (1 for a child of the
+    main agent) and the parent's call that started it."""
+
+    id: str
+    name: str
+    depth: int
+    call_id: str
+
+
 class Context:
     """The session a handler or a command runs in: where, with which model, and what it may
     do. A command's context also has its `command` name, its `args`, `say` and `prompt`."""
@@ -98,6 +110,7 @@ class Context:
         runtime: Controls,
         command: str = "",
         args: str = "",
+        agent: Agent | None = None,
     ) -> None:
         self._state = state
         self._stream = stream
@@ -109,11 +122,20 @@ class Context:
         self.args = args
         self.turns = 0
         """How many turns this command ran with `prompt`."""
+        self.agent = agent
+        """The sub-agent this is, or `None` for the main agent."""
 
     def for_command(self, command: str, args: str) -> Context:
         """The context of one run of `/command args`."""
         return Context(
-            self._state, self._stream, self._bus, self._host, self.runtime, command, args
+            self._state,
+            self._stream,
+            self._bus,
+            self._host,
+            self.runtime,
+            command,
+            args,
+            self.agent,
         )
 
     @property
@@ -234,7 +256,19 @@ class Context:
         """The user's decision about a tool call; `deny` when the host cannot ask."""
         if "permission" not in self._host.capabilities:
             return "deny"
+        if self.agent is not None:  # the host names the child that asks
+            request = msgspec.structs.replace(
+                request,
+                title=f"[{self.agent.name}] {request.title}",
+                agent_id=self.agent.id,
+                agent=self.agent.name,
+            )
         return await self._host.request_permission(request)
+
+    def end_turn(self, text: str) -> None:
+        """End the running turn once this round of tool calls is over, with `text` as its
+        final text (no further model call)."""
+        self._state.end_with = text
 
     def quit(self) -> None:
         """Ask the host to end the session once this turn is over (`/quit`)."""

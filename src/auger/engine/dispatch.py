@@ -110,6 +110,7 @@ class Dispatch:
             state.jobs,
             files=state.files,
             sandbox=state.sandbox,
+            agent=self.bus.ctx,
         )
         started = place.clock()
         try:

@@ -13,6 +13,7 @@ from auger.events import Context, ErrorEvent
 from auger.llm.errors import ProviderError
 from auger.llm.messages import AssistantMessage
 from auger.llm.provider import Request, ToolSpec
+from auger.llm.server_tools import SEARCH_APIS, WEB_SEARCH
 
 
 class Failure(Exception):
@@ -65,6 +66,7 @@ async def call_model(
             None,
             limits.reasoning,
             cache_key=state.conversation.id,
+            server_tools=(WEB_SEARCH,) if limits.search and state.model.api in SEARCH_APIS else (),
         )
         attempt = Attempt(state, stream, bus, exchange)
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -18,6 +18,9 @@ from auger.tools.base import Tool
 from auger.tools.files import FileReads
 from auger.tools.jobs import Jobs
 from auger.tools.sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from auger.engine.models import ModelResolver
 
 Opening = Literal["new", "restore", "reload"]
 
@@ -74,6 +77,8 @@ class Limits(msgspec.Struct, frozen=True):
     closing_timeout: float = CLOSING_TIMEOUT
     """Seconds the handlers of one closing event (`agent_end`, `turn_end`, `idle`,
     `session_end`, `session_shutdown`) may take before they are cut short."""
+    search: bool = False
+    """Offer the provider's own web search (`--search`, `tools.web_search`)."""
 
     @classmethod
     def from_settings(
@@ -94,6 +99,7 @@ class Limits(msgspec.Struct, frozen=True):
             CompactionSettings.from_settings(settings),
             idle_first,
             _closing_timeout(settings),
+            _search(settings),
         )
 
 
@@ -106,6 +112,16 @@ def _retry(settings: Mapping[str, Any]) -> RetryPolicy:
         base_delay=float(raw.get("base_delay", 1.0)),
         max_delay=float(raw.get("max_delay", 60.0)),
     )
+
+
+def _search(settings: Mapping[str, Any]) -> bool:
+    """On when asked for, unless a deny rule names the tool: the provider runs the search
+    itself, so no per-call permission step can see it."""
+    section = settings.get("tools")
+    permissions = settings.get("permissions")
+    deny = permissions.get("deny") if isinstance(permissions, dict) else None
+    denied = isinstance(deny, list) and any(r in ("web_search", "WebSearch") for r in deny)
+    return isinstance(section, dict) and section.get("web_search") is True and not denied
 
 
 def _closing_timeout(settings: Mapping[str, Any]) -> float:
@@ -176,6 +192,12 @@ class AgentState:
         self.boundary = boundary
         """Run at each request boundary (the Runtime reloads changed extension files)."""
         self.quit_requested = False
+        self.models: ModelResolver | None = None
+        """What turns `provider/name` into a model (the Runtime's; a sub-agent's definition
+        may name its own model)."""
+        self.end_with: str | None = None
+        """Set by a tool that ends the turn after its round (a plan presented headless): the
+        turn's final text."""
         self.opening: Opening | None = "new"
         """How the next stream opens: `session_start` for a new or restored session, or
         `session_end` + `session_start` after a reload; `None` once it has."""

@@ -125,6 +125,9 @@ async def _turn(state: AgentState, stream: Stream, bus: Bus, turn: Turn) -> None
         calls = message.tool_calls
         if calls:
             await dispatch.run(calls)
+            if state.end_with is not None:
+                turn.final_text, state.end_with = state.end_with, None
+                return
         if message.stop_reason in STOPPING_FINISHES:
             turn.stop = message.stop_reason  # type: ignore[assignment]
             return

@@ -13,10 +13,12 @@ def bundled() -> tuple[list[Source], list[Source]]:
     from auger.extensions import claude_hooks
     from auger.extensions.mcp import McpServers
     from auger.extensions.permissions import Permissions
+    from auger.extensions.subagents import extension as subagents
     from auger.tools.builtin import extensions
 
     first: list[tuple[str, Extension]] = [
         *extensions(),
+        ("subagents", subagents),
         ("commands", builtin.extension),
         ("checkpoints", undo.extension),
         ("login", login.extension),

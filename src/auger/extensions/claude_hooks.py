@@ -127,6 +127,9 @@ class Hooks:
             "hook_event_name": event,
             **fields,
         }
+        agent = getattr(ctx, "agent", None)
+        if agent is not None:  # a sub-agent's event (SPEC §8)
+            payload |= {"agent_id": agent.id, "agent_type": agent.name}
         spawn = asyncio.ensure_future(
             asyncio.create_subprocess_shell(
                 hook.command,
@@ -279,13 +282,15 @@ class Hooks:
         return _joined(event.prompt, *contexts) if any(contexts) else None
 
     async def agent_end(self, event: AgentEnd, ctx: Context) -> None:
-        """Stop: observe only; a hook that asks to keep going is reported."""
+        """Stop (SubagentStop for a sub-agent): observe only; a hook that asks to keep going
+        is reported."""
         fields = {"stop_hook_active": False, "last_assistant_message": event.text}
-        for hook in self.configured(ctx, "Stop"):
-            result = await self.run(ctx, "Stop", hook, fields)
+        name = "Stop" if getattr(ctx, "agent", None) is None else "SubagentStop"
+        for hook in self.configured(ctx, name):
+            result = await self.run(ctx, name, hook, fields)
             if result is not None and result.block is not None:
                 ctx.notify(
-                    f"Stop hook {hook.command} asked to keep going, which auger does not do: "
+                    f"{name} hook {hook.command} asked to keep going, which auger does not do: "
                     f"{result.block}",
                     "warning",
                 )

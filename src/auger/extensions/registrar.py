@@ -95,6 +95,12 @@ class Registrar:
         self._into.tools[made.name] = made
         return made
 
+    def remove_tool(self, name: str) -> None:
+        """Withdraw a tool this extension registered (nothing when it has none of that name);
+        the model stops seeing it from the next turn on."""
+        if self._into.owners.get(f"tool:{name}") == self.owner:
+            self._into.tools.pop(name, None)
+
     def command(self, name: str, handler: Callable[..., Any], description: str = "") -> None:
         """Add a `/name` command; `handler(ctx)` may be async."""
         name = name.lstrip("/")

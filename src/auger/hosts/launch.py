@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from auger.config.schema import PERMISSION_MODES, SANDBOX_MODES
+from auger.config.schema import MODE_ALIASES, PERMISSION_MODES, SANDBOX_MODES
 
 if TYPE_CHECKING:
     from auger.extensions.source import Extension, Source
@@ -39,10 +39,13 @@ def add_options(p: argparse.ArgumentParser, *, sessions: bool = True) -> None:
     )
     p.add_argument(
         "--permission-mode",
-        choices=PERMISSION_MODES,
-        help="ask before edits and commands (ask, the default), or not",
+        choices=(*PERMISSION_MODES, *MODE_ALIASES),
+        help="ask before edits and commands (ask, the default), or not; plan = read-only",
     )
     p.add_argument("--yolo", action="store_true", help="run every tool without asking (auto)")
+    p.add_argument(
+        "--search", action="store_true", help="let the model search the web (its provider's own)"
+    )
     p.add_argument(
         "--allow",
         action="append",
@@ -114,8 +117,10 @@ def with_flags(settings: dict[str, Any], opts: argparse.Namespace) -> dict[str, 
     permissions: dict[str, Any] = {"allow": opts.allow, "deny": opts.deny}
     mode = "auto" if opts.yolo else opts.permission_mode
     if mode:
-        permissions["mode"] = mode
+        permissions["mode"] = MODE_ALIASES.get(mode, mode)
     flags: dict[str, Any] = {"permissions": permissions}
+    if opts.search:
+        flags["tools"] = {"web_search": True}
     if opts.sandbox:
         flags["sandbox"] = {"mode": opts.sandbox}
     return merge(settings, flags)

@@ -10,7 +10,7 @@ import msgspec
 
 from auger.llm.records import FinishReasonDone, Record, TextDone
 from auger.llm.text import escape_deep, escape_surrogates
-from auger.records import AfterToolCall, CommandOutput, TextDelta, TurnEnd
+from auger.records import AfterToolCall, CommandOutput, Plan, TextDelta, TurnEnd
 
 OutputMode = Literal["text", "quiet", "json", "stream-json"]
 # The arguments that say best what a call did, in the order they are looked for.
@@ -100,6 +100,9 @@ class TextPrinter:
             self._separate = True
         elif kind is CommandOutput:
             self._write(record.text)  # type: ignore[attr-defined]
+            self._separate = True
+        elif isinstance(record, Plan) and record.decision == "proposed":
+            self._write(record.plan)  # plan mode ends headless turns with it, unstreamed
             self._separate = True
         elif kind is AfterToolCall and self._err is not None:
             self._end_line()

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from auger.llm import server_tools
 from auger.llm.formats import ApiName
 from auger.llm.messages import (
     AssistantMessage,
@@ -184,11 +185,13 @@ def request_body(request: Request, api: str = API) -> dict[str, Any]:
         body["system"] = [
             {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
         ]
-    if request.tools:
+    served = server_tools.anthropic_tools(request)
+    if request.tools or served:
         body["tools"] = [
             {"name": t.name, "description": t.description, "input_schema": t.parameters}
             for t in request.tools
-        ]
+            if not any(s["name"] == t.name for s in served)  # the provider's own wins
+        ] + served
     if request.reasoning and not _continues_unthought(body["messages"]):
         _thinking(request, body)
     return body
@@ -228,7 +231,10 @@ def _close(
         return [ReasoningDone("", seal(_REDACTED + str(block.get("data", ""))))]
     if kind is not None:  # server tools and their results: kept so history stays whole
         raw = _raw(kind, block, parts, signature)
-        return [ReasoningDone("", seal(_BLOCK + json.dumps(raw)))]
+        return [
+            *server_tools.anthropic_block(raw),
+            ReasoningDone("", seal(_BLOCK + json.dumps(raw))),
+        ]
     return []
 
 
@@ -300,6 +306,9 @@ class AnthropicProvider(HttpProvider):
                                 yield ReasoningDelta(text)
                             elif dtype == "signature_delta":
                                 signature = string(delta["signature"])
+                            elif dtype == "citations_delta":
+                                for record in server_tools.anthropic_citation(delta["citation"]):
+                                    yield record
                         elif etype == "content_block_start":
                             block = dict(data["content_block"])
                             kind = block["type"]
@@ -325,6 +334,8 @@ class AnthropicProvider(HttpProvider):
                 if not finished:
                     raise incomplete(self.name)
                 total = total + request.model.price(_usage(usage))
+                searches = server_tools.anthropic_searches(usage)
+                total = total + server_tools.search_cost(request.model, searches)
                 if stop != "pause_turn":
                     break
                 # the paused turn goes back as it came, and the server picks up where it stopped

@@ -8,6 +8,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
+from auger.llm import server_tools
 from auger.llm.errors import ProviderError
 from auger.llm.formats import ApiName
 from auger.llm.messages import (
@@ -67,6 +68,8 @@ def _signature(item: dict[str, Any], seal: Sealer) -> str:
 
 def _reasoning_item(part: ReasoningPart, signature: str) -> dict[str, Any]:
     item: dict[str, Any] = json.loads(signature)
+    if item.get("type") == "web_search_call":  # a server-side search, kept as it came
+        return item
     item["type"] = "reasoning"
     item["summary"] = [{"type": "summary_text", "text": part.text}] if part.text else []
     return item
@@ -156,13 +159,16 @@ def request_body(request: Request, *, summary: bool = True) -> dict[str, Any]:
             }
             for t in request.tools
         ]
+    if served := server_tools.responses_tools(request):
+        body["tools"] = [t for t in body.get("tools", []) if t["name"] != "web_search"] + served
+        body["include"] = ["web_search_call.action.sources"]
     if request.model.reasoning or request.reasoning:
         reasoning: dict[str, Any] = {"effort": request.reasoning} if request.reasoning else {}
         if summary:
             reasoning["summary"] = "auto"
         if reasoning:
             body["reasoning"] = reasoning
-        body["include"] = ["reasoning.encrypted_content"]
+        body["include"] = [*body.get("include", []), "reasoning.encrypted_content"]
     return body
 
 
@@ -216,6 +222,7 @@ class OpenAIResponsesProvider(HttpProvider):
         orphans: dict[int, list[str]] = {}  # argument pieces of calls never announced
         done_calls: set[int] = set()
         called = False
+        searches: list[dict[str, Any]] = []  # web_search_call items (each search is billed)
         reasoning: list[str] = []
         final: dict[str, Any] | None = None
         ending = ""  # the terminal event's type
@@ -239,6 +246,9 @@ class OpenAIResponsesProvider(HttpProvider):
                     text = string(data["delta"])
                     reasoning.append(text)
                     yield ReasoningDelta(text)
+                elif etype == "response.output_text.annotation.added":
+                    for record in server_tools.responses_annotation(data.get("annotation")):
+                        yield record
                 elif etype == "response.output_text.done":
                     yield TextDone(string(data["text"]))
                 elif etype == "response.refusal.done":
@@ -269,6 +279,12 @@ class OpenAIResponsesProvider(HttpProvider):
                         encrypted = item.get("encrypted_content")
                         if text or encrypted:
                             yield ReasoningDone(text, _signature(item, seal) if encrypted else None)
+                    elif item["type"] == "web_search_call":
+                        searches.append(item)
+                        for record in server_tools.responses_item(item):
+                            yield record
+                        kept = json.dumps(server_tools.responses_kept(item))
+                        yield ReasoningDone("", seal(kept))
                     elif item["type"] == "function_call":
                         call = calls.pop(data["output_index"], None)
                         if call is None and data["output_index"] not in done_calls:
@@ -289,7 +305,11 @@ class OpenAIResponsesProvider(HttpProvider):
                     raise stream_error(self.name, data.get("error") or data)
         if final is None:
             raise incomplete(self.name)
-        yield TokenUsageDone(request.model.price(_usage(final)))
+        usage = request.model.price(_usage(final))
+        searched = server_tools.search_cost(
+            request.model, server_tools.responses_searches(searches)
+        )
+        yield TokenUsageDone(usage + searched)
         if ending == "response.incomplete":
             reason = (final.get("incomplete_details") or {}).get("reason")
             yield FinishReasonDone(_INCOMPLETE_REASONS.get(reason or "", "other"), reason)

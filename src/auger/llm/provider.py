@@ -69,6 +69,8 @@ class Request(msgspec.Struct, frozen=True):
     max_tokens: int | None = None
     reasoning: str | None = None
     cache_key: str | None = None  # one per session, for providers that route by it
+    server_tools: tuple[str, ...] = ()
+    """Tools the provider runs itself, for the wire formats that have them (`web_search`)."""
 
 
 class Exchange(Protocol):

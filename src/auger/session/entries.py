@@ -106,6 +106,11 @@ class BranchSummaryEntry(Entry, frozen=True):
     type: ClassVar[str] = "branch_summary"
 
 
+SUBAGENT_KIND = "subagent"
+"""The `custom` entry kind that links a child agent's session from its parent's (SPEC §8):
+`agent_id`, `name`, `call_id`, `prompt`, `stop_reason`, `text`, `session` (its file)."""
+
+
 class CustomEntry(Entry, frozen=True):
     """Extension state: saved with the session, never sent to the model."""
 

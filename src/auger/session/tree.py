@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from auger.llm.messages import AssistantMessage, UserMessage
-from auger.session.entries import Entry, MessageEntry
+from auger.session.entries import SUBAGENT_KIND, CustomEntry, Entry, MessageEntry
 from auger.session.store import SessionFile
 
 
@@ -18,6 +18,9 @@ def describe(entry: Entry) -> str:
             text = " ".join(message.text.split())[:60]
             return "assistant: " + (text or f"[{calls}]")
         return f"{message.name} result" + (" (error)" if message.is_error else "")
+    if isinstance(entry, CustomEntry) and entry.kind == SUBAGENT_KIND:
+        data = entry.data if isinstance(entry.data, dict) else {}
+        return f"sub-agent {data.get('agent_id')}: {data.get('stop_reason')}, {data.get('session')}"
     return entry.type
 
 

@@ -67,6 +67,7 @@ class ToolContext(msgspec.Struct, frozen=True):
     supports_images: bool = True
     files: Any = None  # a `files.FileReads`: what the model has seen of each file
     sandbox: Any = None  # a `tools.sandbox.Sandbox`; `None`: unconfined
+    agent: Any = None  # the calling agent's `engine.context.Context` (sub-agents, todo, plans)
 
     def check_write(self, path: Path, shown: str) -> None:
         """Refuse a write outside the sandbox's writable folders (nothing when unconfined)."""

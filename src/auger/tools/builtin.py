@@ -16,6 +16,7 @@ DEFAULT_TOOLS: tuple[str, ...] = (
     "ls",
     "jobs",
     "web_fetch",
+    "todo",
 )
 
 

@@ -483,3 +483,59 @@ def test_a_permission_question_allows_once_always_and_denies(
     assert "the user denied permission for this bash call" in history
     saved = list((project.home / "projects").glob("*/settings.local.json"))
     assert len(saved) == 1 and "echo call-2" in saved[0].read_text()
+
+
+def test_the_todo_list_is_a_checklist_above_the_input(project: Project, panes: list[Pane]) -> None:
+    items = [
+        {"content": "read the notes", "status": "completed"},
+        {"content": "write the summary", "status": "in_progress"},
+        {"content": "check the result", "status": "pending"},
+    ]
+    done = [dict(item, status="completed") for item in items]
+    project.script(
+        [
+            {"parts": [{"tool": "todo", "args": {"items": items}}]},
+            {"text": "Planned."},
+            {"parts": [{"tool": "todo", "args": {"items": done}}]},
+            {"text": "All done."},
+        ]
+    )
+    pane = start(panes, project)
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("plan it")
+    pane.keys("Enter")
+    screen = pane.wait_for("Planned.", "▸ write the summary")
+    lines = screen.splitlines()
+    rule = next(i for i, line in enumerate(lines) if line.startswith("───"))
+    assert lines[rule - 3 : rule] == [
+        "✔ read the notes",
+        "▸ write the summary",
+        "☐ check the result",
+    ]
+    pane.type("finish")
+    pane.keys("Enter")
+    screen = pane.wait_for("All done.", "✔ todo: all 3 done")
+    assert "▸ write the summary" not in screen
+
+
+def test_a_plan_is_shown_approved_and_carried_out(project: Project, panes: list[Pane]) -> None:
+    plan = "1. Write hello.txt"
+    write = {"tool": "write", "args": {"path": "hello.txt", "content": "hi\n"}}
+    project.script(
+        [
+            {"parts": [{"tool": "propose_plan", "args": {"plan": plan}}]},
+            {"parts": [write]},
+            {"text": "Carried out."},
+        ],
+        permissions={},
+    )
+    pane = start(panes, project, "--permission-mode", "plan")
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("plan it")
+    pane.keys("Enter")
+    screen = pane.wait_for("? Approve this plan?", "❯ Approve, accept edits")
+    assert "◇ plan" in screen and plan in screen
+    assert not (project.root / "hello.txt").exists()
+    pane.keys("Enter")
+    pane.wait_for("Carried out.", "◇ plan approved — mode accept-edits")
+    assert (project.root / "hello.txt").read_text() == "hi\n"

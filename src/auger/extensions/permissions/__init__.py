@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from auger.config.schema import PERMISSION_MODES
+from auger.config.schema import MODE_ALIASES, PERMISSION_MODES
+from auger.extensions.permissions import plan
 from auger.extensions.permissions.policy import (
     Rules,
     decide,
@@ -20,6 +21,10 @@ from auger.extensions.permissions.policy import (
 )
 from auger.extensions.permissions.rules import Call
 from auger.records import PermissionDecision, PermissionRequest
+
+INERT_TOOLS = frozenset({"task", "todo", "propose_plan"})
+"""Tools that change nothing themselves (a child's own calls each pass this step): every mode
+runs them, like reads; rules still decide them."""
 
 
 def _strings(value: Any) -> list[str]:
@@ -59,6 +64,7 @@ class Permissions:
         self._home = g.home
         g.on("tool_call", self.on_tool_call)
         g.command("permissions", self.command, "show the permission mode and rules; set the mode")
+        plan.register(g, self)
 
     def current_mode(self, settings: Any) -> str:
         """The mode in force: `/permissions`'s, else settings', else `ask`."""
@@ -90,7 +96,7 @@ class Permissions:
         rules = self.rules(ctx.settings)
         mode = self.current_mode(ctx.settings)
         verdict = decide(rules, mode, call)
-        if verdict.outcome == "allow":
+        if verdict.outcome == "allow" or (verdict.by == "mode" and event.name in INERT_TOOLS):
             return None
         suggested = suggested_rules(rules, call)
         because = f" — {verdict.reason}" if verdict.reason else ""
@@ -141,6 +147,7 @@ class Permissions:
     async def command(self, ctx: Any) -> None:
         """`/permissions` shows the mode and rules; `/permissions MODE` sets the mode."""
         arg = ctx.args.strip()
+        arg = MODE_ALIASES.get(arg, arg)
         if arg:
             if arg not in PERMISSION_MODES:
                 ctx.notify(f"unknown mode {arg!r} — use one of {', '.join(PERMISSION_MODES)}")

@@ -50,6 +50,9 @@ STYLE = {
     "queued": "ansibrightblack",
     "live.reasoning": "ansibrightblack italic",
     "live.tool": "ansicyan",
+    "todo": "",
+    "todo.active": "bold",
+    "todo.done": "ansibrightblack",
 }
 
 
@@ -125,6 +128,15 @@ def application(term: Terminal, windows: Windows) -> Application[int]:
             ConditionalContainer(
                 Window(FormattedTextControl(lambda: _queue_text(term)), dont_extend_height=True),
                 Condition(lambda: bool(term.queue) and term.runtime is not None),
+            ),
+            ConditionalContainer(
+                Window(
+                    FormattedTextControl(
+                        lambda: cast(StyleAndTextTuples, term.renderer.agent.checklist.spans())
+                    ),
+                    dont_extend_height=True,
+                ),
+                Condition(lambda: term.renderer.agent.checklist.open),
             ),
             Window(char="─", height=1, style="class:rule"),
             ConditionalContainer(HSplit([question(), windows.choice]), choosing),

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from auger.hosts.terminal.agent_view import AgentView
 from auger.hosts.terminal.markdown import Markdown
 from auger.hosts.terminal.text import Span, Theme, clean, fit, width, wrap
 
@@ -61,6 +62,9 @@ class Renderer:
         self._running: dict[str, str] = {}
         self._folds: list[Fold] = []
         self._warned = False
+        self.agent = AgentView(
+            self.note, self.lines, lambda title, lines: self._folds.append(Fold(title, lines))
+        )
         self._handlers: dict[str, Callable[[Any], None]] = {
             "text_delta": self._text_delta,
             "text_done": self._text_done,
@@ -77,6 +81,7 @@ class Renderer:
             "compact": self._compact,
             "session_start": self._session_start,
             "turn_end": self._turn_end,
+            **self.agent.handlers(),
         }
 
     @property
@@ -115,6 +120,7 @@ class Renderer:
             or self._partial
             or self._calls
             or self._running
+            or self.agent.children.running
             or (self._md is not None and self._md.pending())
         )
 
@@ -128,12 +134,15 @@ class Renderer:
         current = self._partial + "".join(self._parts)
         lines = (self._md.pending() if self._md is not None else []) + current.split("\n")
         if current or len(lines) > 1:
-            budget = max(self.live_rows - len(rows) - len(self._calls) - len(self._running), 1)
+            others = len(self._calls) + len(self._running) + len(self.agent.children.running)
+            budget = max(self.live_rows - len(rows) - others, 1)
             rows += [("class:live.text", line) for line in _tail(lines, budget, self._cells)]
         for name in self._calls.values():
             rows.append(("class:live.tool", fit(f"⚙ {name}(…)", self._cells)))
         for header in self._running.values():
             rows.append(("class:live.tool", fit(f"⚙ {header}", self._cells)))
+        for line in self.agent.children.live():
+            rows.append(("class:live.tool", fit(line, self._cells)))
         out: list[Span] = []
         for i, row in enumerate(rows):
             if i:
@@ -167,6 +176,11 @@ class Renderer:
         self._settle()
         self._block("notice")
         self._out += wrap(self.theme, [("grey", clean(text))], self._cells)
+
+    def lines(self, text: str) -> None:
+        """Plain text of the host's own (a plan), indented under the note before it."""
+        for line in clean(text).split("\n"):
+            self._out += wrap(self.theme, [("", line)], self._cells, ("", "  "), ("", "  "))
 
     def expand(self) -> bool:
         """Show in full the latest thing shown shortened; false when there is none."""
@@ -287,6 +301,7 @@ class Renderer:
 
     def _turn_end(self, record: Any) -> None:
         self.end_stream()
+        self.agent.end_turn()
         reason = record.stop_reason
         if reason == "cancelled":
             self._settle()
