@@ -21,6 +21,7 @@ from auger.records import CommandOutput, Decision, NoticeLevel, PermissionReques
 from auger.session.entries import CustomEntry, CustomMessageEntry, Entry
 from auger.session.store import SessionFile
 from auger.tools.base import Tool
+from auger.tools.sandbox import Sandbox
 
 
 class Controls(Protocol):
@@ -172,6 +173,11 @@ class Context:
     def usage(self) -> Usage:
         """What the session's branch has used so far."""
         return self._state.ledger.total
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """The session's sandbox (the permission step keeps it in step with the mode)."""
+        return self._state.sandbox
 
     @property
     def capabilities(self) -> frozenset[Capability]:

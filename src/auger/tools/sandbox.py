@@ -104,7 +104,8 @@ class Sandbox:
         home: Path | None = None,
         env_policy: EnvPolicy | None = None,
     ) -> None:
-        self.mode = mode
+        self.configured: SandboxMode = mode
+        self.planning = False  # the permission mode is read-only: so is the sandbox (`follow`)
         self.project = Path(os.path.realpath(project))
         self.network = network
         self.explicit = explicit
@@ -124,15 +125,12 @@ class Sandbox:
         env: Mapping[str, str],
         home: Path | None = None,
     ) -> tuple[Sandbox, str | None]:
-        """The sandbox `sandbox.mode` / `sandbox.network` ask for (`read-only` whenever the
+        """The sandbox `sandbox.mode` / `sandbox.network` ask for (`read-only` while the
         permission mode is), and the notice to show once when none was asked for and none
         can run."""
         section = settings.get("sandbox")
         section = section if isinstance(section, dict) else {}
         asked = section.get("mode")
-        permissions = settings.get("permissions")
-        if isinstance(permissions, dict) and permissions.get("mode") == "read-only":
-            asked = "read-only" if asked != "off" else asked
         network = section.get("network") is True
         bwrap = find_bwrap(env)
         problem = None if asked == "off" else probe(bwrap)
@@ -158,7 +156,20 @@ class Sandbox:
             home=home,
             env_policy=EnvPolicy.from_settings(settings),
         )
+        permissions = settings.get("permissions")
+        if isinstance(permissions, dict):
+            sandbox.follow(str(permissions.get("mode")))
         return sandbox, notice
+
+    @property
+    def mode(self) -> SandboxMode:
+        """The mode in force: the configured one, but `read-only` while planning."""
+        return "read-only" if self.planning and self.configured != "off" else self.configured
+
+    def follow(self, permission_mode: str) -> None:
+        """The `read-only` permission mode implies the `read-only` sandbox (SPEC §6); the
+        permission step tells the sandbox the mode before each call."""
+        self.planning = permission_mode == "read-only"
 
     @property
     def active(self) -> bool:

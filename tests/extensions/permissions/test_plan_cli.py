@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 
-from auger.extensions.permissions.policy import Rules, decide
-from auger.extensions.permissions.rules import Call
 from hosts.test_rpc import Rpc, response
 from support.cli import Project, json_lines
 
@@ -20,19 +18,9 @@ PLAN = "1. Write hello.txt saying hi."
 LS = {"tool": "bash", "args": {"command": "ls"}}
 WRITE = {"tool": "write", "args": {"path": "hello.txt", "content": "hi\n"}}
 PROPOSE = {"tool": "propose_plan", "args": {"plan": PLAN}}
-READ_ONLY_SHELL = (
-    decide(Rules(), "read-only", Call("bash", {"command": "ls"}, Path("/p"), Path("/h"))).outcome
-    == "allow"
-)
 VARIANTS = [
     pytest.param(["--allow", "bash(ls:*)"], id="ls-allowed-by-a-rule"),
-    pytest.param(
-        [],
-        id="ls-read-only-by-the-shell-analysis",
-        marks=pytest.mark.skipif(
-            not READ_ONLY_SHELL, reason="needs read-only shell commands in read-only mode"
-        ),
-    ),
+    pytest.param([], id="ls-read-only-by-the-shell-analysis"),
 ]
 
 

@@ -22,10 +22,6 @@ from auger.extensions.permissions.policy import (
 from auger.extensions.permissions.rules import Call
 from auger.records import PermissionDecision, PermissionRequest
 
-INERT_TOOLS = frozenset({"task", "todo", "propose_plan"})
-"""Tools that change nothing themselves (a child's own calls each pass this step): every mode
-runs them, like reads; rules still decide them."""
-
 
 def _strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
@@ -95,8 +91,9 @@ class Permissions:
         call = Call(event.name, dict(event.input), ctx.cwd, home)
         rules = self.rules(ctx.settings)
         mode = self.current_mode(ctx.settings)
+        ctx.sandbox.follow(mode)
         verdict = decide(rules, mode, call)
-        if verdict.outcome == "allow" or (verdict.by == "mode" and event.name in INERT_TOOLS):
+        if verdict.outcome == "allow":
             return None
         suggested = suggested_rules(rules, call)
         because = f" — {verdict.reason}" if verdict.reason else ""

@@ -27,7 +27,9 @@ Mode = Literal["ask", "accept-edits", "read-only", "auto"]
 Outcome = Literal["allow", "ask", "deny"]
 ToolClass = Literal["read", "edit", "run"]
 
-READ_TOOLS = frozenset({"read", "grep", "find", "ls", "jobs"})
+# `task`, `todo` and `propose_plan` change nothing themselves (a child's own calls each pass
+# this step): every mode runs them, like reads; rules still decide them.
+READ_TOOLS = frozenset({"read", "grep", "find", "ls", "jobs", "task", "todo", "propose_plan"})
 EDIT_TOOLS = frozenset({"write", "edit"})
 
 # mode → (read, edit inside the project, edit outside, run)
