@@ -15,7 +15,13 @@ from auger.llm.messages import Message
 from auger.llm.provider import Model
 from auger.llm.records import Record
 from auger.llm.usage import Usage
-from auger.records import CommandOutput, Decision, NoticeLevel, PermissionRequest
+from auger.records import (
+    CommandOutput,
+    Decision,
+    NoticeLevel,
+    PermissionAnswer,
+    PermissionRequest,
+)
 from auger.session.entries import CustomEntry, CustomMessageEntry, Entry
 from auger.session.store import SessionFile
 from auger.tools.base import Tool
@@ -232,9 +238,14 @@ class Context:
 
     async def request_permission(self, request: PermissionRequest) -> Decision:
         """The user's decision about a tool call; `deny` when the host cannot ask."""
+        return (await self.permission_answer(request)).decision
+
+    async def permission_answer(self, request: PermissionRequest) -> PermissionAnswer:
+        """The user's whole answer: the decision and, for a deny, what the model should do
+        instead or that the turn stops; `deny` when the host cannot ask."""
         if "permission" not in self._host.capabilities:
-            return "deny"
-        return await self._host.request_permission(request)
+            return PermissionAnswer("deny")
+        return PermissionAnswer.of(await self._host.request_permission(request))
 
     def quit(self) -> None:
         """Ask the host to end the session once this turn is over (`/quit`)."""

@@ -27,6 +27,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory, ThreadedHistory
 
 from auger.config.paths import auger_home
+from auger.hosts.terminal import modes
 from auger.hosts.terminal.complete import InputCompleter
 from auger.hosts.terminal.host import Pipe, Progress, TerminalHost, Worker
 from auger.hosts.terminal.layout import Windows, application
@@ -166,6 +167,7 @@ class Terminal:
     # -- the Runtime ---------------------------------------------------------------------
 
     def _start(self, text: str) -> None:
+        modes.typed(self, text)
         if not text.startswith("!"):
             self.renderer.user(text)
         self.request_frame()
@@ -235,6 +237,7 @@ class Terminal:
                 self.progress = item.label
             elif isinstance(item, _Ready):
                 self.runtime = item.runtime
+                self.status.mode = modes.configured(item.runtime)
                 item.runtime.listen(self.pipe.put)  # notices from background work, at once
                 self._next()
                 if getattr(self.opts, "resume", None) == "":  # `auger -r`: pick one
@@ -346,7 +349,7 @@ class Terminal:
         """Run the session until the person quits; the exit code."""
         loop = asyncio.get_running_loop()
         self.pipe = Pipe(loop, self._on_items)
-        self.host = TerminalHost(self.questions, loop, self.pipe)
+        self.host = TerminalHost(self.questions, loop, self.pipe, self.cwd)
         for sig in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.quit)
