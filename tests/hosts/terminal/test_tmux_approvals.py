@@ -118,10 +118,10 @@ def test_shift_tab_cycles_the_permission_mode_on_the_status_line(
 ) -> None:
     write = {"tool": "write", "args": {"path": "notes.txt", "content": "hi\n"}}
     pane = ready(project, panes, [{"parts": [write]}, {"text": "Saved."}])
-    pane.wait_for("⏵ ask")
+    pane.wait_for("▸ ask")
     for mode in ("accept-edits", "read-only", "auto", "ask", "accept-edits"):
         pane.keys("BTab")
-        pane.wait_for(f"⏵ {mode}")
+        pane.wait_for(f"▸ {mode}")
     pane.type("save a note")
     pane.keys("Enter")
     pane.wait_for("Saved.")  # accept-edits: the write was not asked about

@@ -30,7 +30,7 @@ class Status:
             self.context = record.usage.input_tokens + record.usage.output_tokens
 
     def line(self) -> str:
-        """`model · ctx 12% of 200k · ↑12.3k ↓1.2k · $0.0123 · ⏵ ask`."""
+        """`model · ctx 12% of 200k · ↑12.3k ↓1.2k · $0.0123 · ▸ ask`."""
         if not self.model:
             return "starting…"
         parts = [self.model]
@@ -42,5 +42,5 @@ class Status:
             parts.append(f"↑{tokens(usage.input_tokens)} ↓{tokens(usage.output_tokens)}")
             parts.append("$—" if usage.cost is None else f"${usage.cost:.4f}")
         if self.mode:
-            parts.append(f"⏵ {self.mode}")
+            parts.append(f"▸ {self.mode}")
         return " · ".join(parts)
