@@ -7,6 +7,7 @@ import shlex
 import subprocess
 import time
 import uuid
+from pathlib import Path
 
 from support.cli import Project
 
@@ -16,7 +17,7 @@ TMUX = "/usr/bin/tmux"
 class Pane:
     """`auger` in a tmux server of its own, on a 100×30 terminal."""
 
-    def __init__(self, project: Project, *args: str) -> None:
+    def __init__(self, project: Project, *args: str, cwd: Path | None = None) -> None:
         self.socket = f"auger-test-{uuid.uuid4().hex[:12]}"
         # The server's socket goes in the test's own directory, not the shared /tmp/tmux-UID.
         sockets = project.root.parent / "tmux"
@@ -37,7 +38,7 @@ class Pane:
             "-y",
             "30",
             "-c",
-            str(project.root),
+            str(cwd or project.root),
             "sh",
             "-c",
             wrapper,
@@ -105,8 +106,8 @@ class Pane:
         )
 
 
-def start(panes: list[Pane], project: Project, *args: str) -> Pane:
-    pane = Pane(project, *args)
+def start(panes: list[Pane], project: Project, *args: str, cwd: Path | None = None) -> Pane:
+    pane = Pane(project, *args, cwd=cwd)
     panes.append(pane)
     return pane
 

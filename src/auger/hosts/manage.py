@@ -74,10 +74,13 @@ def trust(args: list[str]) -> int:
             return 2
         sys.stdout.write(f"no longer trusted: {display(Path(opts.revoke).resolve())}\n")
         return 0
-    project = Path(opts.project or os.getcwd()).resolve()
-    if not project.is_dir():
+    from auger.config.project import project_root
+
+    given = Path(opts.project or os.getcwd()).resolve()
+    if not given.is_dir():
         sys.stderr.write(f"auger: {opts.project} is not a directory\n")
         return 2
+    project = project_root(given, store.path.parent)  # a subfolder trusts its project
     store.trust(project)
     sys.stdout.write(
         f"trusted {display(project)}: its extensions, hooks, MCP servers, providers and "

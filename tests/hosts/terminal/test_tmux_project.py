@@ -1,0 +1,40 @@
+"""The terminal where it starts and while it runs (tmux, 100×30): from a subfolder of a
+repository, on a read-only home, when its terminal goes away, and when settings change."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from support.cli import Project
+from support.tmux import TMUX, Pane, start
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not os.access(TMUX, os.X_OK), reason="needs tmux"),
+]
+
+COMMAND = """
+def extension(g):
+    async def fix(ctx):
+        await ctx.say(f"fixing {ctx.args}, from the project's own command")
+    g.command("fix", fix, "fix something")
+"""
+
+
+def test_a_subfolder_start_runs_the_projects_command(project: Project, panes: list[Pane]) -> None:
+    (project.root / ".git").mkdir()
+    (project.root / ".auger" / "extensions").mkdir(parents=True)
+    (project.root / ".auger" / "extensions" / "fix.py").write_text(COMMAND)
+    sub = project.root / "pkg" / "sub"
+    sub.mkdir(parents=True)
+    project.script([{"text": "the model was asked instead"}])
+    pane = start(panes, project, cwd=sub)
+    pane.wait_for("? Trust ~/project?", "(y/n)")
+    pane.keys("y")
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("/fix a b")
+    pane.keys("Enter")
+    pane.wait_for("fixing a b, from the project's own command")
+    assert "the model was asked instead" not in pane.scrollback()
