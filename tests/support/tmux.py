@@ -7,6 +7,7 @@ import shlex
 import subprocess
 import time
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 from support.cli import Project
@@ -17,7 +18,10 @@ TMUX = "/usr/bin/tmux"
 class Pane:
     """`auger` in a tmux server of its own, on a 100×30 terminal."""
 
-    def __init__(self, project: Project, *args: str, cwd: Path | None = None) -> None:
+    def __init__(
+        self, project: Project, *args: str, cwd: Path | None = None, under: Sequence[str] = ()
+    ) -> None:
+        """`auger ARGS` in `cwd` (the project's root), run by `under` (a wrapper's argv)."""
         self.socket = f"auger-test-{uuid.uuid4().hex[:12]}"
         # The server's socket goes in the test's own directory, not the shared /tmp/tmux-UID.
         sockets = project.root.parent / "tmux"
@@ -43,6 +47,7 @@ class Pane:
             "-c",
             wrapper,
             "sh",
+            *under,
             *project.command(*args),
             ";",
             "set-option",
@@ -106,8 +111,14 @@ class Pane:
         )
 
 
-def start(panes: list[Pane], project: Project, *args: str, cwd: Path | None = None) -> Pane:
-    pane = Pane(project, *args, cwd=cwd)
+def start(
+    panes: list[Pane],
+    project: Project,
+    *args: str,
+    cwd: Path | None = None,
+    under: Sequence[str] = (),
+) -> Pane:
+    pane = Pane(project, *args, cwd=cwd, under=under)
     panes.append(pane)
     return pane
 

@@ -4,6 +4,9 @@ repository, on a read-only home, when its terminal goes away, and when settings 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +41,32 @@ def test_a_subfolder_start_runs_the_projects_command(project: Project, panes: li
     pane.keys("Enter")
     pane.wait_for("fixing a b, from the project's own command")
     assert "the model was asked instead" not in pane.scrollback()
+
+
+BWRAP = shutil.which("bwrap")
+
+
+def read_only(folder: Path) -> list[str]:
+    """The argv prefix that runs a command with `folder` read-only (a bubblewrap mount)."""
+    assert BWRAP is not None
+    return [BWRAP, "--dev-bind", "/", "/", "--ro-bind", str(folder), str(folder)]
+
+
+@pytest.mark.skipif(BWRAP is None, reason="needs bubblewrap")
+def test_a_read_only_home_still_sends_and_answers(project: Project, panes: list[Pane]) -> None:
+    project.script([{"text": "first answer"}, {"text": "second answer"}])
+    probe = subprocess.run([*read_only(project.home), "true"], capture_output=True, timeout=30)
+    if probe.returncode != 0:
+        pytest.skip(f"bubblewrap cannot mount here: {probe.stderr.decode()[-200:]}")
+    pane = start(panes, project, under=read_only(project.home))
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("hello")
+    pane.keys("Enter")
+    pane.wait_for("first answer")
+    pane.type("again")
+    pane.keys("Enter")
+    pane.wait_for("second answer")
+    history = pane.scrollback()
+    assert history.count("input history is kept in memory only") == 1
+    assert "Traceback" not in history and "Press ENTER" not in history
+    assert not (project.home / "history").exists()

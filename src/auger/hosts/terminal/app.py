@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
-from prompt_toolkit.history import FileHistory, ThreadedHistory
+from prompt_toolkit.history import ThreadedHistory
 
 from auger.config.paths import auger_home
 from auger.hosts.terminal import modes
 from auger.hosts.terminal.complete import InputCompleter
+from auger.hosts.terminal.history import SafeHistory
 from auger.hosts.terminal.host import Pipe, Progress, TerminalHost, Worker
 from auger.hosts.terminal.layout import Windows, application
 from auger.hosts.terminal.questions import Questions
@@ -97,10 +98,12 @@ class Terminal:
         self._ticking = False
         self._closed = False
         self._idle = asyncio.Event()
-        self.home.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # a read-only home: history in memory, said once
+            self.home.mkdir(parents=True, exist_ok=True)
+        history = SafeHistory(self.home / "history", lambda text: self.say(text, "warning"))
         self.input = Buffer(
             multiline=True,
-            history=ThreadedHistory(FileHistory(str(self.home / "history"))),
+            history=ThreadedHistory(history),
             completer=InputCompleter(self._commands, self.cwd),
             complete_while_typing=True,
         )
