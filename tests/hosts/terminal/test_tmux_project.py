@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,36 @@ def test_a_read_only_home_still_sends_and_answers(project: Project, panes: list[
     assert history.count("input history is kept in memory only") == 1
     assert "Traceback" not in history and "Press ENTER" not in history
     assert not (project.home / "history").exists()
+
+
+@pytest.mark.parametrize("moment", ["a turn streams", "a permission question is open"])
+def test_killing_the_pane_ends_auger_within_two_seconds(
+    project: Project, panes: list[Pane], moment: str
+) -> None:
+    if moment == "a turn streams":
+        project.script([{"parts": [{"text": "Working on it"}, {"delay": 30}, {"text": "never"}]}])
+        shown = "Working on it"
+    else:
+        call = {"tool": "bash", "args": {"command": "echo hi"}}
+        project.script([{"parts": [call]}], permissions={"mode": "ask"})
+        shown = "? Run echo hi"
+    pane = start(panes, project)
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("go")
+    pane.keys("Enter")
+    pane.wait_for(shown)
+    shell = int(pane.tmux("display-message", "-p", "-t", "main", "#{pane_pid}"))
+    children = subprocess.run(["pgrep", "-P", str(shell)], capture_output=True, text=True)
+    [auger] = [Path(f"/proc/{pid}") for pid in children.stdout.split()]
+    pane.tmux("kill-pane", "-t", "main")
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline and _running(auger):
+        time.sleep(0.05)
+    assert not _running(auger), f"auger ({auger.name}) still runs 2 s after its pane was killed"
+
+
+def _running(proc: Path) -> bool:
+    try:
+        return proc.joinpath("stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
