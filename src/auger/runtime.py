@@ -79,12 +79,15 @@ class Runtime:
         session: SessionFile | None = None,
         save: bool = True,
         idle_before_turn_end: bool = False,
+        reread: Callable[[], Mapping[str, Any]] | None = None,
     ) -> None:
         env = dict(os.environ if env is None else env)
         cwd = Path(cwd or os.getcwd()).resolve()
         home = Path(home) if home is not None else auger_home(env)
         loaded = load_settings(home, cwd) if settings is None else None
         self.settings: Mapping[str, Any] = loaded.settings if loaded else settings or {}
+        # how `/reload` reads the settings again: the host's way, else the files, when read here
+        self._reread = reread or ((lambda: load_settings(home, cwd).settings) if loaded else None)
         self.host: Host = host or NullHost()
         place = Place(cwd, home, Path(env.get("HOME") or Path.home()), env, clock)
         limits = Limits.from_settings(
@@ -312,6 +315,7 @@ class Runtime:
         next prompt opens with `session_end(reload)` then `session_start(reload)`; history,
         model, usage and session id are kept.
         """
+        self.reread_settings()
         registry, failures = self._load()
         if failures:
             for failure in failures:
@@ -320,6 +324,18 @@ class Runtime:
         self._install(registry)
         self._state.opening = "reload"
         return True
+
+    def reread_settings(self) -> None:
+        """Read the settings again (`/reload` does, a host's model picker may): providers and
+        models added since are known from now on; unreadable ones change nothing."""
+        if self._reread is None:
+            return
+        try:
+            self.settings = self._state.settings = self._reread()
+        except ConfigError as exc:
+            self.notify(f"settings not read again: {exc}", "error")
+            return
+        self._models.use(self.settings)
 
     async def _reload_if_changed(self) -> None:
         """Reload when an extension file changed since it was loaded (a request boundary)."""

@@ -3,6 +3,7 @@ repository, on a read-only home, when its terminal goes away, and when settings 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -104,3 +105,35 @@ def _running(proc: Path) -> bool:
         return proc.joinpath("stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_reload_and_the_picker_see_a_provider_added_to_settings(
+    project: Project, panes: list[Pane]
+) -> None:
+    project.script([{"text": "from the first provider"}])
+    pane = start(panes, project)
+    pane.wait_for("\n›\n", "s/test · ctx")
+    other = project.home / "other.json"
+    other.write_text(json.dumps([{"text": "from the provider added later"}]))
+    settings = json.loads((project.home / "settings.json").read_text())
+    settings["providers"]["later"] = {"api": "scripted", "script": str(other), "models": {"m": {}}}
+    settings["providers"]["keyless"] = {
+        "api": "chat-completions",
+        "base_url": "http://127.0.0.1:9/v1",
+        "api_key_env": "AUGER_TEST_NO_SUCH_KEY",
+        "models": {"m": {}},
+    }
+    (project.home / "settings.json").write_text(json.dumps(settings))
+    pane.type("/reload")
+    pane.keys("Enter")
+    pane.wait_for("Extensions reloaded.")
+    pane.keys("C-l")
+    screen = pane.wait_for("? Model (now s/test)", "later/m")
+    assert "keyless/m" not in screen  # no key: not offered
+    pane.type("later/m")
+    pane.wait_for("❯ later/m")
+    pane.keys("Enter")
+    pane.wait_for("model → later/m")
+    pane.type("hello")
+    pane.keys("Enter")
+    pane.wait_for("from the provider added later")

@@ -19,8 +19,22 @@ FIRST_RUN_QUESTIONS = 3
 """How many times a first run may ask before giving up on what it was told."""
 
 
-def model_choices(settings: Mapping[str, Any], current: str | None = None) -> list[str]:
-    """Models to offer: the current one, those declared in settings, then the catalog's."""
+def reachable(provider: str, keys: Mapping[str, str], settings: Mapping[str, Any]) -> bool:
+    """Whether `provider` is known and has the key it needs (or needs none)."""
+    try:
+        config = provider_config(provider, keys, settings)
+    except ConfigError:
+        return False
+    return config.key_env is None or bool(config.api_key)
+
+
+def model_choices(
+    settings: Mapping[str, Any],
+    current: str | None = None,
+    keys: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Models to offer: the current one, those declared in settings, then the catalog's; with
+    `keys` (the environment and auth.json), only those whose provider has a key."""
     from auger.llm.catalog import known_models
 
     declared = []
@@ -32,7 +46,11 @@ def model_choices(settings: Mapping[str, Any], current: str | None = None) -> li
                 declared += [f"{provider}/{name}" for name in models]
     seen: dict[str, None] = dict.fromkeys([*([current] if current else []), *declared])
     seen.update(dict.fromkeys(known_models()))
-    return list(seen)
+    if keys is None:
+        return list(seen)
+    providers = {split_spec(spec)[0] for spec in seen}
+    ok = {p for p in providers if reachable(p, keys, settings)}
+    return [spec for spec in seen if spec == current or split_spec(spec)[0] in ok]
 
 
 async def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path) -> bool:

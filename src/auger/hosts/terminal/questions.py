@@ -88,9 +88,12 @@ class Questions:
         if runtime is None or term.busy:
             term.say_hint("the model can be changed once this turn is over")
             return
+        from auger.config.credentials import with_credentials
         from auger.hosts.terminal.boot import model_choices
 
-        options = model_choices(runtime.settings, runtime.model.id)
+        runtime.reread_settings()  # a provider added to settings since shows at once
+        keys = with_credentials(runtime.env, runtime.home)
+        options = model_choices(runtime.settings, runtime.model.id, keys)
 
         def chosen(spec: str | None) -> None:
             if spec and spec != runtime.model.id and not term.busy:
