@@ -50,9 +50,14 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         err.write(f"auger: unexpected {args[0]!r}\n{MODELS_USAGE}\n")
         return 2
     catalog = blocks()
-    if provider is not None and provider not in catalog:
-        known = ", ".join(sorted(catalog))
-        err.write(f"auger: no models listed for {provider!r} — the catalog has {known}\n")
+    declared = _declared()
+    if provider is not None and provider not in catalog and provider not in declared:
+        import difflib
+
+        every = sorted({*catalog, *declared})
+        close = difflib.get_close_matches(provider, every, n=1, cutoff=0.6)
+        hint = f" — did you mean {close[0]}?" if close else ""
+        err.write(f"auger: no models listed for {provider!r}{hint} (known: {', '.join(every)})\n")
         return 2
     out.write(
         f"{'model':<32} {'context':>9} {'output':>7}  in/out/cache read/write $/M  thinking\n"
@@ -75,7 +80,31 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         gone = ", ".join(f"{n} ({r.on}, use {r.use})" for n, r in sorted(block.retired.items()))
         note += f"  retired: {gone}\n" if gone else ""
         out.write(f"{note}  checked {block.checked}: {', '.join(block.sources)}\n")
+    for name, models in sorted(declared.items()):
+        if provider not in (None, name) or not models:
+            continue
+        for model_name, entry in sorted(models.items()):
+            window, most = (entry.get(k) for k in ("context_window", "max_output"))
+            window = f"{window:,}" if isinstance(window, int) else "-"
+            most = f"{most:,}" if isinstance(most, int) else "-"
+            out.write(f"{name + '/' + model_name:<32} {window:>9} {most:>7}\n")
+        out.write("  declared in settings\n")
     return 0
+
+
+def _declared() -> dict[str, dict[str, dict]]:
+    """The models each provider declared in settings has (`providers.P.models`)."""
+    try:
+        settings = load_settings(auger_home(os.environ), Path.cwd())
+    except (ConfigError, OSError):
+        return {}
+    providers = settings.get("providers")
+    out: dict[str, dict[str, dict]] = {}
+    for name, config in providers.items() if isinstance(providers, dict) else ():
+        models = config.get("models") if isinstance(config, dict) else None
+        if isinstance(models, dict):
+            out[name] = {m: e if isinstance(e, dict) else {} for m, e in models.items()}
+    return out
 
 
 def _key_of(args: list[str], usage: str) -> tuple[Path, str] | None:
