@@ -57,7 +57,11 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         every = sorted({*catalog, *declared})
         close = difflib.get_close_matches(provider, every, n=1, cutoff=0.6)
         hint = f" — did you mean {close[0]}?" if close else ""
-        err.write(f"auger: no models listed for {provider!r}{hint} (known: {', '.join(every)})\n")
+        known = ", ".join(sorted(catalog))
+        own = f"; settings declare {', '.join(sorted(declared))}" if declared else ""
+        err.write(
+            f"auger: no models listed for {provider!r}{hint} — the catalog has {known}{own}\n"
+        )
         return 2
     out.write(
         f"{'model':<32} {'context':>9} {'output':>7}  in/out/cache read/write $/M  thinking\n"
