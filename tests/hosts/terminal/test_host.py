@@ -264,6 +264,22 @@ async def test_declining_the_first_run_question_changes_nothing(
     assert not (tmp_path / "auth.json").exists()
 
 
+async def test_esc_at_the_key_offers_the_models_that_need_none(tmp_path: Path) -> None:
+    providers = {
+        "s": {"api": "scripted", "script": "x.json", "api_key_env": "S_KEY"},
+        "free": {"api": "scripted", "script": "y.json", "models": {"m": {}}},
+    }
+    (tmp_path / "settings.json").write_text(json.dumps({"providers": providers}))
+    host = Answers(None, "free/m")
+    given = opts("s/test")
+    assert await _fix(given, host, {}, tmp_path, tmp_path) is True  # type: ignore[arg-type]
+    question, options, _ = host.asked[1]
+    assert question == "Which model instead?" and options == ["free/m"]
+    assert given.model == "free/m"
+    assert json.loads((tmp_path / "settings.json").read_text())["model"] == "free/m"
+    assert not (tmp_path / "auth.json").exists()
+
+
 async def test_nothing_is_asked_when_the_problem_is_elsewhere(tmp_path: Path) -> None:
     host = Answers()
     assert await _fix(opts("nowhere/model"), host, {}, tmp_path, tmp_path) is False  # type: ignore[arg-type]

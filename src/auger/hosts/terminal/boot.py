@@ -71,10 +71,20 @@ async def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path
     if config.key_env is None or config.api_key:
         return False
     key = await host.ask(
-        f"{config.key_env} is not set. Paste the key (saved to {display(home / 'auth.json')}):",
+        f"{config.key_env} is not set. Paste the key (saved to {display(home / 'auth.json')}), "
+        "or Esc to pick another model:",
         secret=True,
     )
-    if not key or not key.strip():
+    if key is None:  # declined: any model that can be reached without it
+        others = [m for m in model_choices(settings, keys=env) if m != spec]
+        choice = await host.ask("Which model instead?", others) if others else None
+        if not choice:
+            return False
+        if getattr(opts, "model", None):
+            opts.model = choice  # over `--model` for this run, too
+        save_setting(home, "model", choice)
+        return True
+    if not key.strip():
         return False
     save_credential(home, config.key_env, key.strip())
     return True
