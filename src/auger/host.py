@@ -8,7 +8,9 @@ from typing import Literal, Protocol, runtime_checkable
 
 from auger.records import Decision, PermissionAnswer, PermissionRequest
 
-Capability = Literal["ask", "confirm", "permission", "progress"]
+Capability = Literal["ask", "confirm", "permission", "progress", "clipboard"]
+"""What a host can do; `clipboard`: it puts a `clipboard_copy` record's text on the clipboard of
+the terminal the user sits at."""
 
 
 @runtime_checkable

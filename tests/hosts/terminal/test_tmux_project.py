@@ -137,3 +137,24 @@ def test_reload_and_the_picker_see_a_provider_added_to_settings(
     pane.type("hello")
     pane.keys("Enter")
     pane.wait_for("from the provider added later")
+
+
+def test_copy_without_a_clipboard_tool_goes_through_the_terminal(
+    project: Project, panes: list[Pane]
+) -> None:
+    project.script([{"text": "the reply to keep"}])
+    for display in ("DISPLAY", "WAYLAND_DISPLAY"):  # no clipboard tool can reach a display
+        project.env.pop(display, None)
+    pane = start(panes, project)
+    pane.tmux("set-option", "-g", "set-clipboard", "on")
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("hello")
+    pane.keys("Enter")
+    pane.wait_for("the reply to keep")
+    pane.type("/copy")
+    pane.keys("Enter")
+    pane.wait_for("to the terminal's clipboard (OSC 52")
+    deadline = time.monotonic() + 5
+    while "the reply to keep" not in pane.tmux("show-buffer") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pane.tmux("show-buffer") == "the reply to keep"

@@ -32,6 +32,7 @@ from auger.hosts.terminal.complete import InputCompleter
 from auger.hosts.terminal.history import SafeHistory
 from auger.hosts.terminal.host import Pipe, Progress, TerminalHost, Worker
 from auger.hosts.terminal.layout import Windows, application
+from auger.hosts.terminal.osc52 import copy_sequence
 from auger.hosts.terminal.questions import Questions
 from auger.hosts.terminal.render import Renderer
 from auger.hosts.terminal.sessions import Sessions, saved_sessions
@@ -225,7 +226,9 @@ class Terminal:
         renderer = self.renderer
         for item in items:
             kind = getattr(item, "type", None)
-            if kind is not None:
+            if kind == "clipboard_copy":
+                self.app.output.write_raw(copy_sequence(item.text))
+            elif kind is not None:
                 if kind == "token_usage_done":
                     self.status.feed(item)
                 renderer.feed(item)

@@ -77,7 +77,9 @@ class TerminalHost(NullHost):
     awaited on the Runtime's, so no thread waits while a person decides.
     """
 
-    capabilities: frozenset[Capability] = frozenset({"ask", "confirm", "permission", "progress"})
+    capabilities: frozenset[Capability] = frozenset(
+        {"ask", "confirm", "permission", "progress", "clipboard"}
+    )
 
     def __init__(
         self, surface: Surface, loop: asyncio.AbstractEventLoop, pipe: Pipe, cwd: Path
