@@ -22,8 +22,11 @@ def sessions(args: list[str]) -> int:
     opts = p.parse_args(args)
     cwd = None if opts.all else Path(os.getcwd())
     summaries = list_sessions(auger_home(os.environ), cwd)
-    if opts.json:
-        sys.stdout.writelines(json.dumps(s.to_dict()) + "\n" for s in summaries)
+    if opts.json:  # both times as ISO 8601 UTC, as the session header writes `created`
+        from auger.session.entries import timestamp
+
+        rows = ({**s.to_dict(), "modified": timestamp(s.modified)} for s in summaries)
+        sys.stdout.writelines(json.dumps(row) + "\n" for row in rows)
         return 0
     if not summaries:
         sys.stdout.write(
