@@ -158,3 +158,16 @@ def test_copy_without_a_clipboard_tool_goes_through_the_terminal(
     while "the reply to keep" not in pane.tmux("show-buffer") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert pane.tmux("show-buffer") == "the reply to keep"
+
+
+def test_leaving_says_how_to_resume(project: Project, panes: list[Pane]) -> None:
+    project.script([{"text": "hi there"}])
+    pane = start(panes, project)
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("hello")
+    pane.keys("Enter")
+    pane.wait_for("hi there")
+    pane.keys("C-d")
+    assert pane.exit_status() == 0
+    [saved] = project.home.rglob("sessions/**/*.jsonl")
+    assert f"resume with `auger -r {saved.stem}`" in pane.scrollback()

@@ -35,7 +35,7 @@ from auger.hosts.terminal.layout import Windows, application
 from auger.hosts.terminal.osc52 import copy_sequence
 from auger.hosts.terminal.questions import Questions
 from auger.hosts.terminal.render import Renderer
-from auger.hosts.terminal.sessions import Sessions, saved_sessions
+from auger.hosts.terminal.sessions import Sessions, resume_hint, saved_sessions
 from auger.hosts.terminal.status import Status
 from auger.hosts.terminal.text import Theme
 
@@ -375,7 +375,7 @@ class Terminal:
             await self._shutdown()
             if self.worker is not None:
                 self.worker.stop()
-        sys.stdout.write(self.renderer.take())
+        sys.stdout.write(self.renderer.take() + resume_hint(self.runtime, self.renderer.theme))
         sys.stdout.flush()
         return code
 
