@@ -36,7 +36,13 @@ def test_a_subfolder_start_runs_the_projects_command(project: Project, panes: li
     sub.mkdir(parents=True)
     project.script([{"text": "the model was asked instead"}])
     pane = start(panes, project, cwd=sub)
-    pane.wait_for("? Trust ~/project?", "(y/n)")
+    screen = pane.wait_for("? Trust ~/project?", "(y/n)")
+    asked = screen[screen.index("? Trust") : screen.index("(y/n)") + len("(y/n)")].split("\n")
+    assert len(asked) > 1  # longer than the screen is wide: wrapped between words
+    assert " ".join(line.strip() for line in asked) == (
+        "? Trust ~/project? Trusting it applies its .auger/extensions/fix.py, which can run "
+        "code and use your keys. (y/n)"
+    )
     pane.keys("y")
     pane.wait_for("\n›\n", "s/test · ctx")
     pane.type("/fix a b")

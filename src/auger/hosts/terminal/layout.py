@@ -174,9 +174,15 @@ def _prefix(line: int, wrap: int) -> StyleAndTextTuples:
 
 
 def _question_text(questions: Questions) -> StyleAndTextTuples:
+    import textwrap
+
     choice = questions.choices[0]
     hint = " (y/n)" if choice.options == YES_NO else ""
-    return [("class:question", f"? {choice.question}{hint}")]
+    cells = questions.term.app.output.get_size().columns - 1
+    # wrapped here, at spaces: the window would break words at the edge of the screen
+    text = f"? {choice.question}{hint}"
+    lines = textwrap.wrap(text, max(cells, 20), subsequent_indent="  ", break_on_hyphens=False)
+    return [("class:question", "\n".join(lines))]
 
 
 def detail_rows(term: Terminal) -> int:
