@@ -31,7 +31,7 @@ def extension(g):
 def test_a_subfolder_start_runs_the_projects_command(project: Project, panes: list[Pane]) -> None:
     (project.root / ".git").mkdir()
     (project.root / ".auger" / "extensions").mkdir(parents=True)
-    (project.root / ".auger" / "extensions" / "fix.py").write_text(COMMAND)
+    (project.root / ".auger" / "extensions" / "fixes.py").write_text(COMMAND)
     sub = project.root / "pkg" / "sub"
     sub.mkdir(parents=True)
     project.script([{"text": "the model was asked instead"}])
@@ -40,7 +40,7 @@ def test_a_subfolder_start_runs_the_projects_command(project: Project, panes: li
     asked = screen[screen.index("? Trust") : screen.index("(y/n)") + len("(y/n)")].split("\n")
     assert len(asked) > 1  # longer than the screen is wide: wrapped between words
     assert " ".join(line.strip() for line in asked) == (
-        "? Trust ~/project? Trusting it applies its .auger/extensions/fix.py, which can run "
+        "? Trust ~/project? Trusting it applies its .auger/extensions/fixes.py, which can run "
         "code and use your keys. (y/n)"
     )
     pane.keys("y")
