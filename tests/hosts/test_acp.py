@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -326,3 +328,30 @@ async def test_an_edit_permission_carries_the_diff_as_tool_call_content(project:
     [shown] = bash_call.content
     assert shown.content.text == f"$ ls\nin {project.root}\nruns: ls"
     assert (project.root / "app.py").read_text() == "x = 2\n"
+
+
+def test_a_client_hanging_up_right_after_session_new_leaves_no_pending_task(
+    project: Project,
+) -> None:
+    project.script([{"text": "never asked"}])
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "session/new",
+            "params": {"cwd": str(project.root), "mcpServers": []},
+        },
+    ]
+    stdin = "".join(json.dumps(m) + "\n" for m in messages)
+    done = subprocess.run(
+        project.command("acp"),
+        input=stdin,
+        cwd=project.root,
+        env=project.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Task was destroyed" not in done.stderr and "never awaited" not in done.stderr
