@@ -207,8 +207,10 @@ def test_a_resumed_session_shows_its_conversation_before_the_prompt(
     assert project.run("-p", "what do my notes say?").returncode == 0
     project.script([{"text": "still here"}])
     pane = start(panes, project, "-c")
-    screen = pane.wait_for("The notes say hi.", "\n›\n", "s/test · ctx")
-    order = in_order(screen, "› what do my notes say?", "⚙ read", "The notes say hi.", "\n›\n")
+    screen = pane.wait_for("The notes say hi.", "↺ resumed session", "\n›\n", "s/test · ctx")
+    order = in_order(
+        screen, "› what do my notes say?", "⚙ read", "The notes say hi.", "↺ resumed", "\n›\n"
+    )
     assert -1 not in order, screen
     assert "<context>" not in pane.scrollback()
 

@@ -177,3 +177,14 @@ def test_leaving_says_how_to_resume(project: Project, panes: list[Pane]) -> None
     assert pane.exit_status() == 0
     [saved] = project.home.rglob("sessions/**/*.jsonl")
     assert f"resume with `auger -r {saved.stem}`" in pane.scrollback()
+
+
+def test_extension_notices_show_at_start_in_order(project: Project, panes: list[Pane]) -> None:
+    project.script([{"text": "hi"}])
+    folder = project.home / "extensions"
+    folder.mkdir()
+    (folder / "a_first.py").write_text("raise RuntimeError('first is broken')\n")
+    (folder / "b_second.py").write_text("raise RuntimeError('second is broken')\n")
+    pane = start(panes, project)
+    screen = pane.wait_for("first is broken", "second is broken", "\n›\n", "s/test · ctx")
+    assert screen.index("first is broken") < screen.index("second is broken")

@@ -256,17 +256,19 @@ class Terminal:
         self.request_frame()
 
     def _show_transcript(self) -> None:
-        """A session resumed (at start, `/resume`, the picker) shows its conversation first; a
-        fork or a new session shows nothing again."""
+        """A session resumed (at start, `/resume`, the picker) shows its conversation and says
+        so, before the prompt; a fork or a new session shows nothing again."""
         runtime = self.runtime
         if runtime is None or runtime.session_id == self._shown_session:
             return
         before, self._shown_session = self._shown_session, runtime.session_id
-        if before is not None and runtime.session.header.parent_session_id == before:
+        messages = list(runtime.messages)
+        if not messages or (before and runtime.session.header.parent_session_id == before):
             return
         from auger.hosts.terminal.replay import show
 
-        show(self.renderer, list(runtime.messages))
+        show(self.renderer, messages)
+        self.renderer.note(f"↺ resumed session {runtime.session_id}")
 
     def _next(self) -> None:
         """Work on the Runtime's loop is over: run what was queued meanwhile."""

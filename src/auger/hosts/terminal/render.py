@@ -75,7 +75,6 @@ class Renderer:
             "skill_activated": lambda r: self.note(f"✦ skill {r.name}"),
             "job_exit": self._job_exit,
             "compact": self._compact,
-            "session_start": self._session_start,
             "turn_end": self._turn_end,
         }
 
@@ -280,10 +279,6 @@ class Renderer:
             f"⟳ conversation compacted {how}: {record.dropped} messages summarised, "
             f"{record.kept} kept"
         )
-
-    def _session_start(self, record: Any) -> None:
-        if record.reason == "restore":
-            self.note(f"↺ resumed session {record.id}")
 
     def _turn_end(self, record: Any) -> None:
         self.end_stream()
