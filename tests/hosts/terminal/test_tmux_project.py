@@ -188,3 +188,25 @@ def test_extension_notices_show_at_start_in_order(project: Project, panes: list[
     pane = start(panes, project)
     screen = pane.wait_for("first is broken", "second is broken", "\n›\n", "s/test · ctx")
     assert screen.index("first is broken") < screen.index("second is broken")
+
+
+def test_clear_takes_the_old_conversation_off_the_screen(
+    project: Project, panes: list[Pane]
+) -> None:
+    project.script([{"text": "an answer from before"}, {"text": "a fresh answer"}])
+    pane = start(panes, project)
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("first question")
+    pane.keys("Enter")
+    pane.wait_for("an answer from before")
+    pane.type("/clear")
+    pane.keys("Enter")
+    deadline = time.monotonic() + 10
+    while "an answer from before" in pane.screen() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    screen = pane.wait_for("\n›\n", "s/test · ctx")
+    assert "an answer from before" not in screen and "first question" not in screen
+    assert "an answer from before" not in pane.scrollback()
+    pane.type("second question")
+    pane.keys("Enter")
+    pane.wait_for("a fresh answer")

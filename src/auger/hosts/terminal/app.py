@@ -28,6 +28,7 @@ from prompt_toolkit.history import ThreadedHistory
 
 from auger.config.paths import auger_home
 from auger.hosts.terminal import modes
+from auger.hosts.terminal.boot import CLEAR_SCROLLBACK, banner
 from auger.hosts.terminal.complete import InputCompleter
 from auger.hosts.terminal.history import SafeHistory
 from auger.hosts.terminal.host import Pipe, Progress, TerminalHost, Worker
@@ -95,6 +96,7 @@ class Terminal:
         self._hint, self._hint_until = "", 0.0
         self._last_ctrl_c = 0.0
         self._shown_session: str | None = None
+        self._clearing = False  # `/clear` was sent
         self._frame_due = False
         self._ticking = False
         self._closed = False
@@ -172,6 +174,7 @@ class Terminal:
 
     def _start(self, text: str) -> None:
         modes.typed(self, text)
+        self._clearing = text.strip() == "/clear"
         if not text.startswith("!"):
             self.renderer.user(text)
         self.request_frame()
@@ -274,6 +277,10 @@ class Terminal:
         """Work on the Runtime's loop is over: run what was queued meanwhile."""
         self.busy = False
         self.renderer.end_stream()
+        if self._clearing and self.runtime is not None and not self.runtime.messages:
+            self._clearing = False  # a new session: the old conversation leaves the screen
+            self.app.renderer.clear()
+            self.app.output.write_raw(CLEAR_SCROLLBACK)
         self._show_transcript()
         self._idle.set()
         if self.runtime is not None and self.runtime.quit_requested:
@@ -369,7 +376,7 @@ class Terminal:
 
         # A first line of our own also keeps the screen's area off the terminal's top row, where
         # erasing it would clear the whole screen (which tmux, for one, pushes into scrollback).
-        sys.stdout.write(self.renderer.theme.paint("grey", _banner(self.cwd)) + "\n\n")
+        sys.stdout.write(self.renderer.theme.paint("grey", banner(self.cwd)) + "\n\n")
         sys.stdout.flush()
         try:
             code = await self.app.run_async(pre_run=lambda: _soon(loop, boot))
@@ -384,13 +391,6 @@ class Terminal:
 
 def _soon(loop: asyncio.AbstractEventLoop, fn: Callable[[], None]) -> None:
     loop.call_soon(fn)
-
-
-def _banner(cwd: Path) -> str:
-    from auger._version import __version__
-    from auger.config.paths import display
-
-    return f"auger {__version__} · {display(cwd)} · /help lists the commands"
 
 
 def run_terminal(opts: Any, *, sessions: Sessions | None = None) -> int:

@@ -15,6 +15,8 @@ from auger.config.settings import load_settings, save_setting
 from auger.host import Host
 from auger.runtime import Runtime
 
+CLEAR_SCROLLBACK = "\x1b[3J"
+"""Erase the scrollback (xterm's ED 3), once the screen is cleared for `/clear`."""
 FIRST_RUN_QUESTIONS = 3
 """How many times a first run may ask before giving up on what it was told."""
 
@@ -88,6 +90,13 @@ async def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path
         return False
     save_credential(home, config.key_env, key.strip())
     return True
+
+
+def banner(cwd: Path) -> str:
+    """The terminal's first line: the version, the folder, where help is."""
+    from auger._version import __version__
+
+    return f"auger {__version__} · {display(cwd)} · /help lists the commands"
 
 
 async def build_runtime(opts: Any, host: Host) -> Runtime:
