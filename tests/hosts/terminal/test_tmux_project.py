@@ -210,3 +210,21 @@ def test_clear_takes_the_old_conversation_off_the_screen(
     pane.type("second question")
     pane.keys("Enter")
     pane.wait_for("a fresh answer")
+
+
+def test_ctrl_o_shows_any_shortened_tool_call_in_full(project: Project, panes: list[Pane]) -> None:
+    first = {"tool": "bash", "args": {"command": "printf 'alpha-%s\\n' 1 2 3"}}
+    second = {"tool": "bash", "args": {"command": "printf 'beta-%s\\n' 1 2"}}
+    project.script([{"parts": [first, second]}, {"text": "both ran"}])
+    pane = start(panes, project)
+    pane.wait_for("\n›\n", "s/test · ctx")
+    pane.type("run both")
+    pane.keys("Enter")
+    pane.wait_for("both ran")
+    assert "alpha-3" not in pane.scrollback()
+    pane.keys("C-o")
+    screen = pane.wait_for("? Show which in full?", "❯ 2. bash(")
+    assert "  1. bash(" in screen
+    pane.keys("Down", "Enter")  # the older one
+    pane.wait_for("alpha-3")
+    assert "beta-2" not in pane.scrollback()

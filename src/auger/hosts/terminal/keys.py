@@ -48,9 +48,7 @@ def global_keys(term: Terminal) -> KeyBindings:
 
     @kb.add("c-o", filter=free)
     def _(event: KeyPressEvent) -> None:
-        if not term.renderer.expand():
-            term.say_hint("nothing to expand")
-        term.request_frame()
+        term.questions.pick_fold()
 
     @kb.add("s-tab", filter=free)
     def _(event: KeyPressEvent) -> None:

@@ -81,6 +81,24 @@ class Questions:
             term.app.layout.focus(windows.choice)
         term.app.invalidate()
 
+    def pick_fold(self) -> None:
+        """Show a shortened tool call or output in full: the only one, or the one picked."""
+        term = self.term
+        titles = term.renderer.folded()
+        if len(titles) <= 1:
+            if not term.renderer.expand():
+                term.say_hint("nothing to expand")
+            term.request_frame()
+            return
+        labels = {f"{n}. {title}": n - 1 for n, title in enumerate(titles, 1)}
+
+        def chosen(label: str | None) -> None:
+            if label is not None:
+                term.renderer.expand(labels[label])
+                term.request_frame()
+
+        self.choose("Show which in full?", list(reversed(labels)), False, chosen)
+
     def pick_model(self) -> None:
         """Ask which model to use from now on, between turns."""
         term = self.term

@@ -167,11 +167,15 @@ class Renderer:
         self._block("notice")
         self._out += wrap(self.theme, [("grey", clean(text))], self._cells)
 
-    def expand(self) -> bool:
-        """Show in full the latest thing shown shortened; false when there is none."""
-        if not self._folds:
+    def folded(self) -> list[str]:
+        """The titles of what was shown shortened, oldest first."""
+        return [fold.title for fold in self._folds]
+
+    def expand(self, index: int = -1) -> bool:
+        """Show in full the thing shown shortened at `index` (the latest by default)."""
+        if not -len(self._folds) <= index < len(self._folds):
             return False
-        fold = self._folds.pop()
+        fold = self._folds.pop(index)
         self._settle()
         self._block("fold")
         self._out.append(self.theme.paint("grey", fit(f"── {fold.title}", self._cells)))
