@@ -280,6 +280,29 @@ async def test_esc_at_the_key_offers_the_models_that_need_none(tmp_path: Path) -
     assert not (tmp_path / "auth.json").exists()
 
 
+@pytest.mark.parametrize(
+    ("pasted", "warned"),
+    [
+        ("sonnet-5-5", "it is only 10 characters long"),
+        ("sk-abc def-0123456789xyz", "it has spaces in it"),
+        ("sk-ant-api03-0123456789abcdefghij", None),
+    ],
+)
+async def test_a_key_that_does_not_look_like_one_is_saved_with_a_warning(
+    tmp_path: Path, pasted: str, warned: str | None
+) -> None:
+    scripted(tmp_path, api_key_env="S_KEY")
+    warnings: list[str] = []
+    assert await _fix(opts("s/test"), Answers(pasted), {}, tmp_path, tmp_path, warnings)  # type: ignore[arg-type]
+    assert load_credentials(tmp_path) == {"S_KEY": pasted}
+    if warned is None:
+        assert warnings == []
+    else:
+        [warning] = warnings
+        assert warning.startswith("S_KEY was saved, but it does not look like an API key")
+        assert warned in warning
+
+
 async def test_nothing_is_asked_when_the_problem_is_elsewhere(tmp_path: Path) -> None:
     host = Answers()
     assert await _fix(opts("nowhere/model"), host, {}, tmp_path, tmp_path) is False  # type: ignore[arg-type]

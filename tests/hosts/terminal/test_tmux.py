@@ -159,7 +159,7 @@ def test_a_first_run_asks_for_a_model_and_a_key(project: Project, panes: list[Pa
     screen = pane.wait_for("***********")
     assert "sk-test-123" not in screen
     pane.keys("Enter")
-    pane.wait_for("s/test · ctx")
+    pane.wait_for("s/test · ctx", "does not look like an API key (it is only 11 characters long)")
 
     pane.type("hi")
     pane.keys("Enter")

@@ -17,6 +17,8 @@ from auger.runtime import Runtime
 
 CLEAR_SCROLLBACK = "\x1b[3J"
 """Erase the scrollback (xterm's ED 3), once the screen is cleared for `/clear`."""
+SHORTEST_KEY = 20
+"""Shorter than this is no provider's API key (a guard against pasting the wrong thing)."""
 FIRST_RUN_QUESTIONS = 3
 """How many times a first run may ask before giving up on what it was told."""
 
@@ -55,8 +57,16 @@ def model_choices(
     return [spec for spec in seen if spec == current or split_spec(spec)[0] in ok]
 
 
-async def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path) -> bool:
-    """Ask for what a first run lacks (a model, then a key); whether anything changed."""
+async def _fix(
+    opts: Any,
+    host: Host,
+    env: dict[str, str],
+    home: Path,
+    cwd: Path,
+    warnings: list[str] | None = None,
+) -> bool:
+    """Ask for what a first run lacks (a model, then a key); whether anything changed. What
+    the session should warn about once it starts goes to `warnings`."""
     settings = load_settings(home, cwd)
     try:
         spec = choose_model(opts.model, env, settings)
@@ -89,7 +99,23 @@ async def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path
     if not key.strip():
         return False
     save_credential(home, config.key_env, key.strip())
+    why = key_problem(key.strip())
+    if why is not None and warnings is not None:
+        warnings.append(
+            f"{config.key_env} was saved, but it does not look like an API key ({why}); "
+            "/login replaces it"
+        )
     return True
+
+
+def key_problem(key: str) -> str | None:
+    """Why `key` does not look like an API key, if it does not (a model name pasted by
+    mistake, say); it is saved all the same — a warning, not a refusal."""
+    if any(c.isspace() for c in key):
+        return "it has spaces in it"
+    if len(key) < SHORTEST_KEY:
+        return f"it is only {len(key)} characters long"
+    return None
 
 
 def banner(cwd: Path) -> str:
@@ -107,11 +133,16 @@ async def build_runtime(opts: Any, host: Host) -> Runtime:
     env = dict(os.environ)
     home, cwd = auger_home(env), Path(os.getcwd())
     asked = 0
+    warnings: list[str] = []
     while True:
         try:
-            return await build(opts, host, cwd, idle_before_turn_end=True)
+            runtime = await build(opts, host, cwd, idle_before_turn_end=True)
         except ConfigError:
             asked += 1
             keys = with_credentials(env, home)
-            if asked > FIRST_RUN_QUESTIONS or not await _fix(opts, host, keys, home, cwd):
+            if asked > FIRST_RUN_QUESTIONS or not await _fix(opts, host, keys, home, cwd, warnings):
                 raise
+        else:
+            for warning in warnings:
+                runtime.notify(warning, "warning")
+            return runtime
