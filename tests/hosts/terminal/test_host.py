@@ -188,6 +188,22 @@ async def test_an_edit_question_shows_the_diff() -> None:
     ]
 
 
+async def test_an_mcp_question_names_the_server_the_tool_and_the_arguments() -> None:
+    screen = Screen("Deny")
+    loop = asyncio.get_running_loop()
+    host = TerminalHost(screen, loop, Pipe(loop, print), Path("."))
+    request = PermissionRequest(
+        "c1", "git__commit", {"message": "fix"}, "Use the tool git__commit", server="git"
+    )
+    await host.request_permission(request)
+    assert screen.details[0] == [
+        ("class:detail.dim", "MCP server git · tool commit"),
+        ("class:detail", "{"),
+        ("class:detail", '  "message": "fix"'),
+        ("class:detail", "}"),
+    ]
+
+
 async def test_progress_travels_with_the_records() -> None:
     items: list[Any] = []
     loop = asyncio.get_running_loop()

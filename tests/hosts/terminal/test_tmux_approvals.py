@@ -127,3 +127,22 @@ def test_shift_tab_cycles_the_permission_mode_on_the_status_line(
     pane.wait_for("Saved.")  # accept-edits: the write was not asked about
     assert "? Write notes.txt" not in pane.scrollback()
     assert (project.root / "notes.txt").read_text() == "hi\n"
+
+
+def test_a_long_file_in_the_dialog_scrolls(project: Project, panes: list[Pane]) -> None:
+    content = "".join(f"row {n:03d}\n" for n in range(1, 81))
+    write = {"tool": "write", "args": {"path": "rows.txt", "content": content}}
+    pane = ready(project, panes, [{"parts": [write]}, {"text": "Wrote rows."}])
+    pane.type("write the rows")
+    pane.keys("Enter")
+    screen = pane.wait_for("? Write rows.txt", "❯ Allow once", "pgup/pgdn scroll")
+    assert "+row 001" in screen and "+row 080" not in screen
+    assert "of 81 · " in screen  # the header line, then 80 rows
+    for _ in range(8):
+        pane.keys("PageDown")
+    screen = pane.wait_for("+row 080")
+    assert "+row 001" not in screen and "❯ Allow once" in screen
+    pane.keys("PageUp")
+    pane.keys("Enter")
+    pane.wait_for("Wrote rows.")
+    assert (project.root / "rows.txt").read_text() == content
