@@ -1,8 +1,9 @@
-"""The README's picture of the terminal: auger in tmux (100×30) against a scripted provider,
-captured with its colours (`capture-pane -e`) and drawn by headless Chromium into
-docs/terminal.png.
+"""The README's pictures of the terminal: auger in tmux (100×30) against a scripted provider,
+captured with its colours (`capture-pane -e`) and drawn by headless Chromium into docs/: a
+session (terminal.png) and the permission dialogs of a write, an edit and a command
+(approve-write.png, approve-edit.png, approve-bash.png).
 
-    python bench/screenshot.py [--out docs/terminal.png]
+    python bench/screenshot.py [--scene session|write|edit|bash|all]
 """
 
 from __future__ import annotations
@@ -43,6 +44,37 @@ REPLIES = [
         )
     },
 ]
+
+
+APP = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n"
+FIX = {
+    "path": "app.py",
+    "old_string": "def add(a, b):\n    return a - b",
+    "new_string": ('def add(a, b):\n    """The sum of a and b."""\n    return a + b'),
+}
+TEST = "from app import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
+SCENES: dict[str, tuple[str, list[object], str, str]] = {
+    "session": ("terminal.png", REPLIES, "auto", "add(2, 2) should be 4; fix app.py"),
+    "write": (
+        "approve-write.png",
+        [{"parts": [{"tool": "write", "args": {"path": "test_app.py", "content": TEST}}]}],
+        "ask",
+        "add a test for add",
+    ),
+    "edit": (
+        "approve-edit.png",
+        [{"parts": [{"tool": "edit", "args": FIX}]}],
+        "ask",
+        "add(2, 2) should be 4; fix app.py",
+    ),
+    "bash": (
+        "approve-bash.png",
+        [{"parts": [{"tool": "bash", "args": {"command": "rm -rf build && git status --short"}}]}],
+        "ask",
+        "clean the build and show what changed",
+    ),
+}
+"""Each scene: its picture, the model's replies, the permission mode, what the user types."""
 
 
 def colour(n: int) -> str:
@@ -108,20 +140,16 @@ def _span(text: str, style: dict[str, str]) -> str:
     return f'<span style="{css}">{html.escape(text)}</span>'
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=str(Path(__file__).parents[1] / "docs" / "terminal.png"))
-    out = Path(parser.parse_args().out)
-    for needed in ("tmux", "chromium"):
-        if shutil.which(needed) is None:
-            raise SystemExit(f"needs {needed}")
+def shoot(scene: str, out: Path) -> None:
+    """Play `scene` in tmux and draw the screen it leaves into `out`."""
+    _, replies, mode, typed = SCENES[scene]
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp) / "home", Path(tmp) / "project"
         home.mkdir()
         project.mkdir()
-        (project / "app.py").write_text("def add(a, b):\n    return a - b\n")
-        (home / "script.json").write_text(json.dumps(REPLIES))
-        settings = {"model": "s/demo", "permissions": {"mode": "auto"}}
+        (project / "app.py").write_text(APP if scene != "session" else APP.split("\n\n\n")[0])
+        (home / "script.json").write_text(json.dumps(replies))
+        settings: dict[str, object] = {"model": "s/demo", "permissions": {"mode": mode}}
         settings["providers"] = {"s": {"api": "scripted", "script": str(home / "script.json")}}
         (home / "settings.json").write_text(json.dumps(settings))
         env = {**os.environ, "AUGER_HOME": str(home), "HOME": tmp, "TERM": "xterm-256color"}
@@ -135,9 +163,7 @@ def main() -> None:
         )
         try:
             time.sleep(2.0)
-            subprocess.run(
-                [*tmux, "send-keys", "-l", "add(2, 2) should be 4; fix app.py"], env=env, check=True
-            )
+            subprocess.run([*tmux, "send-keys", "-l", typed], env=env, check=True)
             subprocess.run([*tmux, "send-keys", "Enter"], env=env, check=True)
             time.sleep(4.0)
             ansi = subprocess.run(
@@ -164,7 +190,7 @@ def main() -> None:
                 "--disable-gpu",
                 "--hide-scrollbars",
                 f"--screenshot={out}",
-                "--window-size=870,470",
+                f"--window-size=870,{470 if scene == 'session' else 600}",
                 page.as_uri(),
             ],
             check=True,
@@ -172,6 +198,18 @@ def main() -> None:
             timeout=120,
         )
     print(f"wrote {out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scene", choices=[*SCENES, "all"], default="all")
+    scene = parser.parse_args().scene
+    for needed in ("tmux", "chromium"):
+        if shutil.which(needed) is None:
+            raise SystemExit(f"needs {needed}")
+    docs = Path(__file__).parents[1] / "docs"
+    for name in SCENES if scene == "all" else [scene]:
+        shoot(name, docs / SCENES[name][0])
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from auger.loader import install_paths, project_root
+from auger.config.project import project_root
+from auger.loader import install_paths
 
 
 def test_the_project_is_never_an_install_folder(

@@ -125,9 +125,17 @@ def add_print_options(p: argparse.ArgumentParser) -> None:
 
 def _run(args: list[str]) -> int:
     from auger.hosts.launch import check
+    from auger.hosts.suggest import unrecognized
 
     p = _parser()
-    opts = check(p, p.parse_args(args))
+    opts, unknown = p.parse_known_args(args)
+    if unknown:
+        p.error(unrecognized(p, unknown))
+    opts = check(p, opts)
+    if opts.model and "/" in opts.model:
+        typo = _model_typo(opts.model)
+        if typo:
+            p.error(typo)
     if opts.resume == "" and not (opts.print is False and _tty()):
         from auger.hosts.manage import sessions
 
@@ -148,6 +156,27 @@ def _run(args: list[str]) -> int:
     from auger.hosts.headless import main as headless
 
     return headless(opts, prompt)
+
+
+def _model_typo(spec: str) -> str | None:
+    """A typo in `--model` (read against the catalog first, settings only for a near miss)."""
+    import os
+    from pathlib import Path
+
+    from auger.hosts.suggest import mistyped_model
+    from auger.llm.catalog import known_models
+
+    if spec in known_models():
+        return None
+    from auger.config.errors import ConfigError
+    from auger.config.paths import auger_home
+    from auger.config.settings import load_settings
+
+    try:
+        settings = load_settings(auger_home(os.environ), Path.cwd())
+    except (ConfigError, OSError):  # reported when the Runtime reads them
+        settings = {}
+    return mistyped_model(spec, settings)
 
 
 def _tty() -> bool:

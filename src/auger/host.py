@@ -6,9 +6,11 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Literal, Protocol, runtime_checkable
 
-from auger.records import Decision, PermissionRequest
+from auger.records import Decision, PermissionAnswer, PermissionRequest
 
-Capability = Literal["ask", "confirm", "permission", "progress"]
+Capability = Literal["ask", "confirm", "permission", "progress", "clipboard"]
+"""What a host can do; `clipboard`: it puts a `clipboard_copy` record's text on the clipboard of
+the terminal the user sits at."""
 
 
 @runtime_checkable
@@ -28,8 +30,9 @@ class Host(Protocol):
         """Whether the user agreed."""
         ...
 
-    async def request_permission(self, request: PermissionRequest) -> Decision:
-        """The user's decision about one tool call."""
+    async def request_permission(self, request: PermissionRequest) -> Decision | PermissionAnswer:
+        """The user's decision about one tool call: one of `request.options`, or a
+        `PermissionAnswer` that also says what the model is told instead, or to stop the turn."""
         ...
 
     def progress(self, label: str) -> contextlib.AbstractAsyncContextManager[None]:
@@ -52,7 +55,7 @@ class NullHost:
         """Declined."""
         return False
 
-    async def request_permission(self, request: PermissionRequest) -> Decision:
+    async def request_permission(self, request: PermissionRequest) -> Decision | PermissionAnswer:
         """Denied: nobody can be asked."""
         return "deny"
 

@@ -16,6 +16,7 @@ import msgspec
 
 from auger.config.errors import ConfigError
 from auger.config.paths import display
+from auger.config.project import project_root
 from auger.config.settings import load
 from auger.config.trust import TrustStore
 from auger.extensions.source import Source, from_file
@@ -44,12 +45,6 @@ def _real(path: str | Path) -> Path:
 
 def _within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
-
-
-def project_root(cwd: Path) -> Path:
-    """The repository root above `cwd` (the folder holding `.git`), else `cwd` itself."""
-    cwd = _real(cwd)
-    return next((d for d in (cwd, *cwd.parents) if (d / ".git").exists()), cwd)
 
 
 def installed(home: Path, cwd: Path) -> list[Source]:
@@ -114,8 +109,8 @@ def _files(folder: Path, kind: str) -> list[Source]:
     return [from_file(p, kind) for p in sorted(folder.glob("*.py"))] if folder.is_dir() else []
 
 
-def _project_files(cwd: Path) -> list[Source]:
-    return _files(cwd / ".auger" / "extensions", "project")
+def _project_files(home: Path, cwd: Path) -> list[Source]:
+    return _files(project_root(cwd, home) / ".auger" / "extensions", "project")
 
 
 def waiting_for_trust(home: Path, cwd: Path) -> list[str]:
@@ -123,7 +118,7 @@ def waiting_for_trust(home: Path, cwd: Path) -> list[str]:
     files and the settings keys that need trust (empty once trusted)."""
     if TrustStore(home).is_trusted(cwd):
         return []
-    files = [f".auger/extensions/{s.path.name}" for s in _project_files(cwd) if s.path]
+    files = [f".auger/extensions/{s.path.name}" for s in _project_files(home, cwd) if s.path]
     return [*load(home, cwd).ignored, *files]
 
 
@@ -137,7 +132,7 @@ async def ask_trust(home: Path, cwd: Path, host: Host) -> bool:
     waiting = waiting_for_trust(home, cwd)
     if not waiting:
         return True
-    project = cwd.resolve()
+    project = project_root(cwd, home)
     if project in _asked or "confirm" not in host.capabilities:
         return False
     _asked.add(project)
@@ -178,7 +173,7 @@ def discover(
     if discovered:
         sources += installed(home, cwd)
         sources += _files(home / "extensions", "user")
-        project = _project_files(cwd)
+        project = _project_files(home, cwd)
         if TrustStore(home).is_trusted(cwd):
             sources += project
         else:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal, get_args
 
+import msgspec
+
 from auger.llm.records import (
     FINISH_REASONS,
     PROVIDER_RECORDS,
@@ -35,6 +37,7 @@ __all__ = [
     "FinishReasonDone",
     "JobExit",
     "Notify",
+    "PermissionAnswer",
     "PermissionDecision",
     "PermissionRequest",
     "Plan",
@@ -69,8 +72,8 @@ StopReason = Literal[
 ]
 STOP_REASONS: frozenset[str] = frozenset(get_args(StopReason))
 NoticeLevel = Literal["info", "warning", "error"]
-Decision = Literal["allow_once", "allow_always", "deny"]
-DECISIONS: tuple[Decision, ...] = ("allow_once", "allow_always", "deny")
+Decision = Literal["allow_once", "allow_session", "allow_always", "deny"]
+DECISIONS: tuple[Decision, ...] = ("allow_once", "allow_session", "allow_always", "deny")
 DecidedBy = Literal["rule", "mode", "user", "host"]
 
 
@@ -151,11 +154,18 @@ class JobExit(Record, frozen=True):
 class PermissionRequest(Record, frozen=True):
     """A tool call waits for the user's permission (SPEC §6).
 
-    `title` is one line a person understands; `rule` is the allow rule `allow_always` saves.
+    `title` is one line a person understands; `rule` is the allow rule `allow_always` saves,
+    `session_rules` what `allow_session` allows until the session ends, `scope` those rules in
+    words. What the call would do: for `write`/`edit`, the file (`path`, absolute) and its text
+    before (`old_text`, absent for a new file) and after (`new_text`); for `bash`, the working
+    directory (`cwd`) and the commands the line runs (`runs`); for an MCP tool, its `server`.
     """
 
     type: ClassVar[str] = "permission_request"
-    _omit_none: ClassVar[frozenset[str]] = frozenset({"rule", "agent_id", "agent"})
+    _omit_none: ClassVar[frozenset[str]] = frozenset(
+        {"rule", "agent_id", "agent", "session_rules", "scope", "path", "old_text", "new_text"}
+        | {"cwd", "runs", "server"}
+    )
     call_id: str
     tool: str
     args: dict[str, Any]
@@ -165,6 +175,28 @@ class PermissionRequest(Record, frozen=True):
     agent_id: str | None = None
     """The sub-agent asking (SPEC §8), as the host is told; `None` for the main agent."""
     agent: str | None = None
+    session_rules: tuple[str, ...] | None = None
+    scope: str | None = None
+    path: str | None = None
+    old_text: str | None = None
+    new_text: str | None = None
+    cwd: str | None = None
+    runs: tuple[str, ...] | None = None
+    server: str | None = None
+
+
+class PermissionAnswer(msgspec.Struct, frozen=True):
+    """A host's full answer to a permission request: the decision and, for a `deny`, what the
+    model is told to do instead (`feedback`, and the turn goes on) or that the turn stops."""
+
+    decision: Decision
+    feedback: str | None = None
+    stop: bool = False
+
+    @classmethod
+    def of(cls, answer: Decision | PermissionAnswer) -> PermissionAnswer:
+        """`answer` as a `PermissionAnswer` (a host may answer with the bare decision)."""
+        return answer if isinstance(answer, PermissionAnswer) else cls(answer)
 
 
 class PermissionDecision(Record, frozen=True):

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from auger.bus import Bus
-from auger.commands.paths import repo_root
 from auger.config.errors import ConfigError
 from auger.config.paths import auger_home
+from auger.config.project import project_root
 from auger.config.schema import validate
 from auger.config.settings import load as load_settings
 from auger.engine import commands as engine_commands
@@ -82,6 +82,7 @@ class Runtime:
         session: SessionFile | None = None,
         save: bool = True,
         idle_before_turn_end: bool = False,
+        reread: Callable[[], Mapping[str, Any]] | None = None,
     ) -> None:
         env = dict(os.environ if env is None else env)
         cwd = Path(cwd or os.getcwd()).resolve()
@@ -90,6 +91,8 @@ class Runtime:
         if settings is not None:  # given settings obey the same schema (hosts warned already)
             validate(settings, "settings")
         self.settings: Mapping[str, Any] = loaded.settings if loaded else settings or {}
+        # how `/reload` reads the settings again: the host's way, else the files, when read here
+        self._reread = reread or ((lambda: load_settings(home, cwd).settings) if loaded else None)
         self.host: Host = host or NullHost()
         place = Place(cwd, home, Path(env.get("HOME") or Path.home()), env, clock)
         limits = Limits.from_settings(
@@ -109,7 +112,7 @@ class Runtime:
         if session is not None and not save:
             session.persist = False
         conversation = Conversation(session or new_session(place, save), self._stream.notify)
-        root = repo_root(cwd) or cwd
+        root = project_root(cwd, home)
         sandbox, sandbox_notice = Sandbox.from_settings(self.settings, root, env, home)
         first, last = bundled_sources() if bundled else ([], [])
         sources = [*first, *map(as_source, extensions), *last]
@@ -321,6 +324,7 @@ class Runtime:
         next prompt opens with `session_end(reload)` then `session_start(reload)`; history,
         model, usage and session id are kept.
         """
+        self.reread_settings()
         registry, failures = self._load()
         if failures:
             for failure in failures:
@@ -329,6 +333,18 @@ class Runtime:
         self._install(registry)
         self._state.opening = "reload"
         return True
+
+    def reread_settings(self) -> None:
+        """Read the settings again (`/reload` does, a host's model picker may): providers and
+        models added since are known from now on; unreadable ones change nothing."""
+        if self._reread is None:
+            return
+        try:
+            self.settings = self._state.settings = self._reread()
+        except ConfigError as exc:
+            self.notify(f"settings not read again: {exc}", "error")
+            return
+        self._models.use(self.settings)
 
     async def _reload_if_changed(self) -> None:
         """Reload when an extension file changed since it was loaded (a request boundary)."""

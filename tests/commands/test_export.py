@@ -12,7 +12,7 @@ from auger.llm.scripted import Call, Reply, ScriptedProvider
 from support.runtime import make_runtime
 
 
-async def exported(tmp_path: Path, args: str = "") -> tuple[Path, str]:
+async def exported(tmp_path: Path, args: str = "") -> tuple[Path, str, Path]:
     provider = ScriptedProvider(
         [
             Reply.of("Let me check.", Call("read", {"path": "notes.txt"})),
@@ -27,12 +27,16 @@ async def exported(tmp_path: Path, args: str = "") -> tuple[Path, str]:
     [r async for r in rt.prompt("What do my notes say?")]
     said = [r async for r in rt.run_command("export", args)]
     await rt.close()
-    return rt.cwd, next(r.text for r in said if r.type == "command_output")
+    return rt.cwd, next(r.text for r in said if r.type == "command_output"), rt.session.path
 
 
-async def test_export_without_a_file_writes_html_and_markdown(tmp_path: Path) -> None:
-    cwd, said = await exported(tmp_path)
-    html_file, md_file = sorted(cwd.glob("auger-*.html")), sorted(cwd.glob("auger-*.md"))
+async def test_export_without_a_file_writes_html_and_markdown_beside_the_session(
+    tmp_path: Path,
+) -> None:
+    cwd, said, session = await exported(tmp_path)
+    assert not list(cwd.glob("auger-*"))  # nothing lands in the working tree
+    folder = session.parent
+    html_file, md_file = sorted(folder.glob("auger-*.html")), sorted(folder.glob("auger-*.md"))
     assert len(html_file) == 1 and len(md_file) == 1
     assert said == f"Exported to {html_file[0]} and {md_file[0]}"
     markdown = md_file[0].read_text()
@@ -43,7 +47,7 @@ async def test_export_without_a_file_writes_html_and_markdown(tmp_path: Path) ->
 
 
 async def test_export_html_escapes_what_the_model_wrote(tmp_path: Path) -> None:
-    cwd, _ = await exported(tmp_path, "out/session.html")
+    cwd, _, _ = await exported(tmp_path, "out/session.html")
     page = (cwd / "out" / "session.html").read_text()
     assert page.startswith("<!doctype html>")
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -57,7 +61,7 @@ async def test_export_html_escapes_what_the_model_wrote(tmp_path: Path) -> None:
     reason="Chromium is not installed (Debian's `chromium` package; .ci/run installs it)",
 )
 async def test_a_headless_browser_renders_the_conversation(tmp_path: Path) -> None:
-    cwd, _ = await exported(tmp_path, "session.html")
+    cwd, _, _ = await exported(tmp_path, "session.html")
     done = subprocess.run(
         [
             "chromium",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -304,3 +306,52 @@ async def test_the_permission_step_asks_the_client_about_each_call(project: Proj
     assert "allowed" in ends["call_1"].content[0].content.text
     assert ends["call_2"].status == "failed"
     assert "denied" in ends["call_2"].content[0].content.text
+
+
+async def test_an_edit_permission_carries_the_diff_as_tool_call_content(project: Project) -> None:
+    (project.root / "app.py").write_text("x = 1\n")
+    edit = {"path": "app.py", "old_string": "x = 1", "new_string": "x = 2"}
+    listing = {"tool": "bash", "args": {"command": "ls"}}
+    project.script(
+        [{"parts": [{"tool": "edit", "args": edit}, listing]}, {"text": "ok"}],
+        permissions={"mode": "ask"},
+    )
+    client = Client(answers=["allow_session", "deny"])
+    async with agent(project, client) as conn:
+        session = await conn.new_session(cwd=str(project.root), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("edit it")])
+
+    edit_call, bash_call = client.permissions
+    [diff] = edit_call.content
+    assert (diff.type, diff.path) == ("diff", str(project.root / "app.py"))
+    assert (diff.old_text, diff.new_text) == ("x = 1\n", "x = 2\n")
+    [shown] = bash_call.content
+    assert shown.content.text == f"$ ls\nin {project.root}\nruns: ls"
+    assert (project.root / "app.py").read_text() == "x = 2\n"
+
+
+def test_a_client_hanging_up_right_after_session_new_leaves_no_pending_task(
+    project: Project,
+) -> None:
+    project.script([{"text": "never asked"}])
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "session/new",
+            "params": {"cwd": str(project.root), "mcpServers": []},
+        },
+    ]
+    stdin = "".join(json.dumps(m) + "\n" for m in messages)
+    done = subprocess.run(
+        project.command("acp"),
+        input=stdin,
+        cwd=project.root,
+        env=project.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Task was destroyed" not in done.stderr and "never awaited" not in done.stderr

@@ -31,24 +31,52 @@ def finished(id: str, solved: bool | None, cost: float | None = 0.25) -> Result:
     return Result(id, "completed", solved, usage, cost, 1.0, 1, 0, None)
 
 
-def test_progress_redraws_one_line_on_a_terminal() -> None:
+def test_progress_shows_each_result_above_a_live_line_on_a_terminal() -> None:
     out = Tty()
-    progress = Progress(3, out)
+    progress = Progress(3, out, workers=2, clock=lambda: 7.0)
+    progress.tick()
     progress.add(finished("a", True))
     progress.add(finished("b", False))
     progress.end()
     assert out.getvalue() == (
-        "\r\x1b[2K██████░░░░░░░░░░░░░░ 1/3 done · 1 solved · 0 failed · $0.2500"
-        "\r\x1b[2K█████████████░░░░░░░ 2/3 done · 1 solved · 1 failed · $0.5000\n"
+        "\r\x1b[2K░░░░░░░░░░░░░░░░░░░░ 2 running · 0/3 done · 0 solved · 0 failed · $0.0000 · 0s"
+        "\r\x1b[2K[1/3] a: solved, completed\n"
+        "\r\x1b[2K[2/3] b: not solved, completed\n"
+        "\r\x1b[2K█████████████░░░░░░░ 1 running · 2/3 done · 1 solved · 1 failed · $0.5000 · 0s"
+        "\n"
     )
 
 
 def test_progress_prints_a_line_per_task_elsewhere_and_marks_an_unknown_cost() -> None:
     out = io.StringIO()
-    progress = Progress(2, out)
+    times = iter([0.0, 3.0])
+    progress = Progress(2, out, clock=lambda: next(times))
     progress.add(finished("a", None, cost=None))
     assert out.getvalue() == "[1/2] a: no check, completed\n"
-    assert progress.line() == "1/2 done · 0 solved · 0 failed · ≥ $0.0000"
+    assert progress.line() == "1 running · 1/2 done · 0 solved · 0 failed · ≥ $0.0000 · 3s"
+
+
+@pytest.mark.slow
+def test_two_slow_tasks_show_a_live_line_every_second(tmp_path: Path) -> None:
+    env = home_env(tmp_path, delay=2.5)
+    tasks = tmp_path / "slow.jsonl"
+    lines = [{"id": i, "prompt": "x", "model": "idle/m"} for i in ("first", "second")]
+    tasks.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    done = batch(tmp_path, env, tasks, "--workers", "2")
+    assert done.returncode == 0, done.stderr
+    err = done.stderr.splitlines()
+    live = [line for line in err if " running · " in line]
+    # about 2.5 s of work: a line at the start, then one a second, then the last
+    assert len(live) >= 3, done.stderr
+    assert live[0].endswith("2 running · 0/2 done · 0 solved · 0 failed · $0.0000 · 0s")
+    assert live[-1].startswith("████████████████████ 0 running · 2/2 done · 0 solved · 0 failed")
+    ended = [line for line in err if line.startswith("[")]
+    assert [line.split("] ", 1)[0] for line in ended] == ["[1/2", "[2/2"]
+    assert sorted(line.split("] ", 1)[1] for line in ended) == [
+        "first: no check, completed",
+        "second: no check, completed",
+    ]
+    assert err.index(ended[0]) > err.index(live[1])  # the line went on while the tasks ran
 
 
 def auger(*args: str | Path) -> list[str]:

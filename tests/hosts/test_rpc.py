@@ -243,6 +243,28 @@ def test_the_client_answers_a_permission_request(
     assert results[1]["content"] == "ERROR: ls was denied"
 
 
+def test_a_client_denies_and_tells_the_model_what_to_do_instead(project: Project, rpc: Any) -> None:
+    (project.root / "app.py").write_text("x = 1\n")
+    edit = {"path": "app.py", "old_string": "x = 1", "new_string": "x = 2"}
+    project.script(
+        [{"parts": [{"tool": "edit", "args": edit}]}, {"text": "ok, x stays"}],
+        permissions={"mode": "ask"},
+    )
+    client = rpc()
+    client.send(id=1, type="prompt", text="change x")
+    lines = client.until(lambda line: line["type"] == "request")
+    asked = lines[-1]["request"]
+    assert (asked["old_text"], asked["new_text"]) == ("x = 1\n", "x = 2\n")
+    assert asked["scope"] == "all edits in this project"
+    told = {"decision": "deny", "feedback": "leave x alone"}
+    client.send(id=2, type="answer", question=lines[-1]["id"], value=told)
+    lines = client.until(response(1))
+    [result] = [line["result"] for line in lines if line["type"] == "after_tool_call"]
+    assert result["content"].endswith("says what to do instead: leave x alone")
+    assert [line["text"] for line in lines if line["type"] == "turn_end"] == ["ok, x stays"]
+    assert (project.root / "app.py").read_text() == "x = 1\n"
+
+
 def test_an_answer_to_no_open_question_is_an_error(project: Project, rpc: Any) -> None:
     project.script([])
     client = rpc()

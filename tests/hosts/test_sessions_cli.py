@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -95,6 +96,8 @@ def test_sessions_listing_resume_by_prefix_and_errors(
     listing = project.run("sessions", "--json")
     [summary] = [json.loads(line) for line in listing.stdout.splitlines()]
     assert (summary["title"], summary["messages"]) == ("a first session", 2)
+    iso = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+    assert iso.fullmatch(summary["created"]) and iso.fullmatch(summary["modified"])
     table = project.run("sessions")
     assert summary["id"] in table.stdout and "a first session" in table.stdout
     resumed = project.run("-p", "--json", "-r", summary["id"][:6], "more")

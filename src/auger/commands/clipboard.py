@@ -1,13 +1,25 @@
-"""`/copy`: the last reply to the system clipboard, through whichever clipboard tool exists."""
+"""`/copy`: the last reply to the system clipboard, through whichever clipboard tool exists;
+with none (over ssh, in tmux), through the terminal itself (a `clipboard_copy` record the
+terminal host sends as OSC 52)."""
 
 from __future__ import annotations
 
 import asyncio
 import shutil
 from collections.abc import Mapping
+from typing import ClassVar
 
 from auger.engine.context import Context
 from auger.llm.messages import AssistantMessage
+from auger.llm.records import Record
+
+
+class ClipboardCopy(Record, frozen=True):
+    """Text for the clipboard of the terminal the user sits at (OSC 52), for hosts that can."""
+
+    type: ClassVar[str] = "clipboard_copy"
+    text: str
+
 
 # (program and arguments, the environment variable that must be set for it to work, if any)
 TOOLS: tuple[tuple[tuple[str, ...], str | None], ...] = (
@@ -59,6 +71,13 @@ async def copy(ctx: Context) -> None:
         await ctx.say("Nothing to copy: there is no reply yet.")
         return
     problem = await copy_text(reply, ctx.env)
+    if problem is not None and "clipboard" in ctx.capabilities:
+        ctx.emit(ClipboardCopy(reply))
+        await ctx.say(
+            f"Sent the last reply ({len(reply):,} characters) to the terminal's clipboard "
+            f"(OSC 52: {problem})."
+        )
+        return
     if problem is not None:
         await ctx.say(f"Not copied: {problem}.")
         return

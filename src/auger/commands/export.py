@@ -198,7 +198,8 @@ def _msg(cls: str, role: str, inner: str) -> str:
 
 
 async def export(ctx: Context) -> None:
-    """`/export [file]`: write the session as HTML (`.md`: Markdown); no file, both."""
+    """`/export [file]`: write the session as HTML (`.md`: Markdown); no file, both, beside
+    the session's own file (or in the temp folder for an unsaved one), never the project."""
     session = ctx.session
     shown = list(blocks(session.branch()))
     if not shown:
@@ -207,17 +208,30 @@ async def export(ctx: Context) -> None:
     title = session.name or session.header.title or f"auger session {ctx.session_id}"
     subtitle = f"session {ctx.session_id} · {ctx.model} · {session.header.created[:10]}"
     arg = ctx.args.strip()
-    targets = [Path(arg)] if arg else [Path(f"auger-{ctx.session_id}.{s}") for s in ("html", "md")]
+    if arg:
+        targets = [(ctx.cwd / Path(arg).expanduser()).resolve()]
+    else:
+        folder = _export_folder(session.path if session.persist else None)
+        targets = [folder / f"auger-{ctx.session_id}.{s}" for s in ("html", "md")]
     written = []
-    for target in targets:
-        path = (ctx.cwd / target.expanduser()).resolve()
+    for path in targets:
         markdown = path.suffix.lower() in (".md", ".markdown")
         text = to_markdown(title, subtitle, shown) if markdown else to_html(title, subtitle, shown)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         except OSError as exc:
-            ctx.notify(f"cannot write {target}: {exc.strerror or exc}", "error")
+            ctx.notify(f"cannot write {path}: {exc.strerror or exc}", "error")
             return
         written.append(str(path))
     await ctx.say("Exported to " + " and ".join(written))
+
+
+def _export_folder(session_file: Path | None) -> Path:
+    """Beside the saved session, when that folder can be written; else the temp folder."""
+    import os
+    import tempfile
+
+    if session_file is not None and os.access(session_file.parent, os.W_OK):
+        return session_file.parent
+    return Path(tempfile.gettempdir()) / "auger-exports"

@@ -1,26 +1,20 @@
-"""Walking from the working directory up to the repository root."""
+"""Walking from the working directory up to the project root (`auger.config.project`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-
-def repo_root(cwd: Path) -> Path | None:
-    """The nearest directory at or above `cwd` holding `.git`, if any."""
-    for folder in (cwd, *cwd.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
+from auger.config.project import project_root
 
 
 def upward(cwd: Path) -> list[Path]:
-    """`cwd` and its parents up to the repository root (just `cwd` outside a repository)."""
-    root = repo_root(cwd)
-    if root is None:
+    """`cwd` and its parents up to the project root (just `cwd` when it is the root)."""
+    here, root = cwd.resolve(), project_root(cwd)
+    if here != root and root not in here.parents:
         return [cwd]
-    return [cwd, *cwd.parents[: len(cwd.relative_to(root).parts)]]
+    return [here, *here.parents[: len(here.relative_to(root).parts)]]
 
 
 def project_folders(cwd: Path) -> list[Path]:
     """Where the project's text files may resolve to: the project root."""
-    return [repo_root(cwd) or cwd]
+    return [project_root(cwd)]

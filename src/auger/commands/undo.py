@@ -76,7 +76,7 @@ class Checkpoints:
     async def _snapshot(self, ctx: Any) -> str | None:
         try:
             return await self.store(ctx.env).snapshot()
-        except CheckpointError as exc:
+        except (CheckpointError, OSError) as exc:  # a read-only home: no /undo, said once
             if not self._warned:
                 self._warned = True
                 ctx.notify(f"no checkpoint for /undo: {exc}", "warning")

@@ -19,6 +19,7 @@ import msgspec
 
 from auger.config.errors import ConfigError
 from auger.config.paths import display
+from auger.config.project import project_root
 from auger.config.schema import merge, untrusted_keys, validate
 from auger.config.trust import TrustStore
 
@@ -67,7 +68,7 @@ def local_settings_path(home: Path, cwd: Path) -> Path:
     """The user's own settings for the project at `cwd` (outside the project)."""
     from auger.session.paths import cwd_slug
 
-    return home / "projects" / cwd_slug(cwd.resolve()) / "settings.local.json"
+    return home / "projects" / cwd_slug(project_root(cwd, home)) / "settings.local.json"
 
 
 def _inert(project: Mapping[str, Any], user: Mapping[str, Any]) -> tuple[dict, list[str]]:
@@ -97,7 +98,7 @@ def load(home: Path, cwd: Path, *, protected: Collection[str] = ()) -> Loaded:
     `protected` names the user's own extensions: no project setting disables them.
     """
     user_path = home / "settings.json"
-    project_path = cwd / ".auger" / "settings.json"
+    project_path = project_root(cwd, home) / ".auger" / "settings.json"
     local_path = local_settings_path(home, cwd)
     user, project, local = (read_json_file(p) for p in (user_path, project_path, local_path))
     warnings = [
@@ -119,7 +120,7 @@ def trust_notice(cwd: Path, ignored: Collection[str]) -> str:
     """The one notice naming what an untrusted project had that was not applied."""
     return (
         f"this project is not trusted, so these were ignored: {', '.join(ignored)} — "
-        f"run `auger trust {display(cwd.resolve())}` to apply them"
+        f"run `auger trust {display(project_root(cwd))}` to apply them"
     )
 
 

@@ -17,7 +17,13 @@ from auger.llm.messages import Message
 from auger.llm.provider import Model
 from auger.llm.records import Record
 from auger.llm.usage import Usage
-from auger.records import CommandOutput, Decision, NoticeLevel, PermissionRequest
+from auger.records import (
+    CommandOutput,
+    Decision,
+    NoticeLevel,
+    PermissionAnswer,
+    PermissionRequest,
+)
 from auger.session.entries import CustomEntry, CustomMessageEntry, Entry
 from auger.session.store import SessionFile
 from auger.tools.base import Tool
@@ -260,8 +266,13 @@ class Context:
 
     async def request_permission(self, request: PermissionRequest) -> Decision:
         """The user's decision about a tool call; `deny` when the host cannot ask."""
+        return (await self.permission_answer(request)).decision
+
+    async def permission_answer(self, request: PermissionRequest) -> PermissionAnswer:
+        """The user's whole answer: the decision and, for a deny, what the model should do
+        instead or that the turn stops; `deny` when the host cannot ask."""
         if "permission" not in self._host.capabilities:
-            return "deny"
+            return PermissionAnswer("deny")
         if self.agent is not None:  # the host names the child that asks
             request = msgspec.structs.replace(
                 request,
@@ -269,7 +280,7 @@ class Context:
                 agent_id=self.agent.id,
                 agent=self.agent.name,
             )
-        return await self._host.request_permission(request)
+        return PermissionAnswer.of(await self._host.request_permission(request))
 
     def end_turn(self, text: str) -> None:
         """End the running turn once this round of tool calls is over, with `text` as its

@@ -46,6 +46,10 @@ class ModelResolver:
 
         self._keys = with_credentials(env, home, read_failed)
 
+    def use(self, settings: Mapping[str, Any]) -> None:
+        """Resolve with `settings` from now on (they were read again)."""
+        self._settings = settings
+
     def refresh(self) -> None:
         """Read auth.json again (a key was saved or removed since)."""
         self._unread = []

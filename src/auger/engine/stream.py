@@ -72,8 +72,13 @@ class Stream:
         self._sink = None
 
     def listen(self, sink: Callable[[Record], None] | None) -> None:
-        """Records emitted while no prompt runs go to `sink` (`None`: to the next prompt)."""
+        """Records emitted while no prompt runs go to `sink` (`None`: to the next prompt),
+        those already waiting first, in order."""
         self._idle_sink = sink
+        if sink is not None and self._sink is None:
+            pending, self._pending = self._pending, []
+            for record in pending:
+                sink(record)
 
     def emit(self, record: Record) -> None:
         """Send a record to the running prompt's stream (or to the idle listener, or the next

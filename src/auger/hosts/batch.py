@@ -7,6 +7,8 @@ import argparse
 import asyncio
 import signal
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -17,6 +19,10 @@ USAGE = (
     "auger batch TASKS.jsonl [--workers N] [--ray [ADDRESS]] [--results PATH] "
     "[--model PROVIDER/NAME] [--permission-mode MODE] | auger batch --summary RESULTS.jsonl"
 )
+
+
+TICK = 1.0
+"""Seconds between live lines."""
 
 
 def _parse(args: list[str]) -> argparse.Namespace:
@@ -47,19 +53,24 @@ def _parse(args: list[str]) -> argparse.Namespace:
 
 
 class Progress:
-    """One status line: done / solved / failed / cost; redrawn on a terminal, else one line
-    per finished task."""
+    """The batch as it runs: each task's result as it ends, and a live line — running, done,
+    solved, failed, cost, time — at least once a second (redrawn in place on a terminal)."""
 
-    def __init__(self, total: int, out: TextIO) -> None:
+    def __init__(
+        self, total: int, out: TextIO, workers: int = 1, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.total = total
         self.out = out
+        self.workers = workers
         self.live = out.isatty()
         self.done = self.solved = self.failed = 0
         self.cost = 0.0
         self.priced = True
+        self._clock = clock
+        self.started = clock()
 
     def add(self, result: Result) -> None:
-        """Count one finished task and show it."""
+        """Count one finished task and show its result."""
         self.done += 1
         if result.solved:
             self.solved += 1
@@ -69,14 +80,20 @@ class Progress:
             self.priced = self.priced and result.model_calls == 0
         else:
             self.cost += result.cost
+        verdict = {True: "solved", False: "not solved", None: "no check"}[result.solved]
+        why = f" — {result.error}" if result.error else ""
+        line = f"[{self.done}/{self.total}] {result.id}: {verdict}, {result.stop_reason}{why}"
+        self._write(line, keep=True)
+
+    def tick(self) -> None:
+        """Show the live line."""
+        self._write(f"{self.bar()} {self.line()}", keep=not self.live)
+
+    def _write(self, text: str, keep: bool) -> None:
         if self.live:
-            self.out.write(f"\r\x1b[2K{self.bar()} {self.line()}")
+            self.out.write(f"\r\x1b[2K{text}\n" if keep else f"\r\x1b[2K{text}")
         else:
-            verdict = {True: "solved", False: "not solved", None: "no check"}[result.solved]
-            why = f" — {result.error}" if result.error else ""
-            self.out.write(
-                f"[{self.done}/{self.total}] {result.id}: {verdict}, {result.stop_reason}{why}\n"
-            )
+            self.out.write(f"{text}\n")
         self.out.flush()
 
     def bar(self, width: int = 20) -> str:
@@ -85,15 +102,19 @@ class Progress:
         return "█" * filled + "░" * (width - filled)
 
     def line(self) -> str:
-        """The counts and the cost so far."""
+        """The tasks running, the counts, the cost so far and the time taken."""
         cost = f"${self.cost:.4f}" if self.priced else f"≥ ${self.cost:.4f}"
+        running = min(self.workers, self.total - self.done)
+        took = self._clock() - self.started
         return (
-            f"{self.done}/{self.total} done · {self.solved} solved · {self.failed} failed · {cost}"
+            f"{running} running · {self.done}/{self.total} done · {self.solved} solved · "
+            f"{self.failed} failed · {cost} · {took:.0f}s"
         )
 
     def end(self) -> None:
-        """Leave the status line in place."""
-        if self.live and self.done:
+        """Leave the final live line in place."""
+        self.tick()
+        if self.live:
             self.out.write("\n")
             self.out.flush()
 
@@ -117,7 +138,7 @@ def main(args: list[str]) -> int:
         sys.stderr.write(
             f"auger: {len(tasks) - len(pending)} of {len(tasks)} tasks already in {results}\n"
         )
-    progress = Progress(len(pending), sys.stderr)
+    progress = Progress(len(pending), sys.stderr, opts.workers)
     status = asyncio.run(_run(opts, tasks, results, progress))
     progress.end()
     if status == 130:
@@ -154,6 +175,7 @@ async def _run(
         workdirs=opts.workdirs,
         keep=opts.keep,
     )
+    ticking = asyncio.ensure_future(_tick(progress))
     try:
         async for result in results_stream:
             progress.add(result)
@@ -167,9 +189,17 @@ async def _run(
         sys.stderr.write(f"auger: cannot write {exc.filename or results}: {exc.strerror}\n")
         return 1
     finally:
+        ticking.cancel()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
     return 0
+
+
+async def _tick(progress: Progress) -> None:
+    """The live line, once a second while tasks run."""
+    while progress.done < progress.total:
+        progress.tick()
+        await asyncio.sleep(TICK)
 
 
 def _summary(path: Path) -> int:

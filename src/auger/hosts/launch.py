@@ -194,6 +194,7 @@ async def build_runtime(
         tools=tools,
         reasoning=opts.reasoning,
         idle_before_turn_end=idle_before_turn_end,
+        reread=lambda: with_flags(settings_for(home, cwd, found)[0], opts),
     )
     for notice in notices:
         runtime.notify(notice, "warning")

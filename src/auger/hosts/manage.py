@@ -22,8 +22,11 @@ def sessions(args: list[str]) -> int:
     opts = p.parse_args(args)
     cwd = None if opts.all else Path(os.getcwd())
     summaries = list_sessions(auger_home(os.environ), cwd)
-    if opts.json:
-        sys.stdout.writelines(json.dumps(s.to_dict()) + "\n" for s in summaries)
+    if opts.json:  # both times as ISO 8601 UTC, as the session header writes `created`
+        from auger.session.entries import timestamp
+
+        rows = ({**s.to_dict(), "modified": timestamp(s.modified)} for s in summaries)
+        sys.stdout.writelines(json.dumps(row) + "\n" for row in rows)
         return 0
     if not summaries:
         sys.stdout.write(
@@ -74,10 +77,13 @@ def trust(args: list[str]) -> int:
             return 2
         sys.stdout.write(f"no longer trusted: {display(Path(opts.revoke).resolve())}\n")
         return 0
-    project = Path(opts.project or os.getcwd()).resolve()
-    if not project.is_dir():
+    from auger.config.project import project_root
+
+    given = Path(opts.project or os.getcwd()).resolve()
+    if not given.is_dir():
         sys.stderr.write(f"auger: {opts.project} is not a directory\n")
         return 2
+    project = project_root(given, store.path.parent)  # a subfolder trusts its project
     store.trust(project)
     sys.stdout.write(
         f"trusted {display(project)}: its extensions, hooks, MCP servers, providers and "

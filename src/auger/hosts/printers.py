@@ -36,6 +36,17 @@ def _utf8(text: str) -> bytes:
     return escape_surrogates(text).encode()
 
 
+ERROR_CHARS = 400
+"""The most of a failed call's first line shown: room for a whole `--allow` hint."""
+
+
+def _words(text: str, limit: int) -> str:
+    """`text`, or as many of its words as fit in `limit` characters and an ellipsis."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0] + " …"
+
+
 def tool_line(record: AfterToolCall) -> str:
     """One line for a finished tool call: `[bash] ls -la (ok, 0.02 s)`."""
     args = record.args
@@ -47,7 +58,7 @@ def tool_line(record: AfterToolCall) -> str:
         shown = shown[:99] + "…"
     result = record.result
     if result.is_error:
-        first = " ".join(result.content.split("\n", 1)[0].split())[:80]
+        first = _words(" ".join(result.content.split("\n", 1)[0].split()), ERROR_CHARS)
         outcome = f"{result.error_type or 'error'}: {first}" if first else result.error_type
     else:
         outcome = "ok"

@@ -50,9 +50,23 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         err.write(f"auger: unexpected {args[0]!r}\n{MODELS_USAGE}\n")
         return 2
     catalog = blocks()
-    if provider is not None and provider not in catalog and provider not in _signins():
+    declared = _declared()
+    if (
+        provider is not None
+        and provider not in catalog
+        and provider not in declared
+        and provider not in _signins()
+    ):
+        import difflib
+
+        every = sorted({*catalog, *declared})
+        close = difflib.get_close_matches(provider, every, n=1, cutoff=0.6)
+        hint = f" — did you mean {close[0]}?" if close else ""
         known = ", ".join(sorted(catalog))
-        err.write(f"auger: no models listed for {provider!r} — the catalog has {known}\n")
+        own = f"; settings declare {', '.join(sorted(declared))}" if declared else ""
+        err.write(
+            f"auger: no models listed for {provider!r}{hint} — the catalog has {known}{own}\n"
+        )
         return 2
     if provider is None or provider in catalog:
         out.write(
@@ -78,6 +92,15 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
         out.write(f"{note}  checked {block.checked}: {', '.join(block.sources)}\n")
         out.write(f"  sign-in: {_sign_in(name)}\n")
     _signin_states(provider, out)
+    for name, models in sorted(declared.items()):
+        if provider not in (None, name) or not models:
+            continue
+        for model_name, entry in sorted(models.items()):
+            window, most = (entry.get(k) for k in ("context_window", "max_output"))
+            window = f"{window:,}" if isinstance(window, int) else "-"
+            most = f"{most:,}" if isinstance(most, int) else "-"
+            out.write(f"{name + '/' + model_name:<32} {window:>9} {most:>7}\n")
+        out.write("  declared in settings\n")
     return 0
 
 
@@ -127,6 +150,21 @@ def _signin_states(provider: str | None, out: TextIO) -> None:
         for model_name, limits in sorted(models.items()):
             window = limits.get("context_window") if isinstance(limits, dict) else None
             out.write(f"  {name}/{model_name:<28} {window or '-':>9}\n")
+
+
+def _declared() -> dict[str, dict[str, dict]]:
+    """The models each provider declared in settings has (`providers.P.models`)."""
+    try:
+        settings = load_settings(auger_home(os.environ), Path.cwd())
+    except (ConfigError, OSError):
+        return {}
+    providers = settings.get("providers")
+    out: dict[str, dict[str, dict]] = {}
+    for name, config in providers.items() if isinstance(providers, dict) else ():
+        models = config.get("models") if isinstance(config, dict) else None
+        if isinstance(models, dict):
+            out[name] = {m: e if isinstance(e, dict) else {} for m, e in models.items()}
+    return out
 
 
 def _key_of(args: list[str], usage: str) -> tuple[Path, str] | None:

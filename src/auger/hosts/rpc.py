@@ -36,7 +36,7 @@ import msgspec
 from auger.config.errors import ConfigError
 from auger.host import Capability, NullHost
 from auger.hosts.headless import json_line
-from auger.records import Decision, PermissionRequest, TurnEnd
+from auger.records import PermissionAnswer, PermissionRequest, TurnEnd
 from auger.runtime import Runtime
 from auger.session.context import is_context
 
@@ -100,10 +100,19 @@ class RpcHost(NullHost):
         """Whether the client answered `true`."""
         return await self._request("confirm", question=question) is True
 
-    async def request_permission(self, request: PermissionRequest) -> Decision:
-        """The client's decision; anything else denies."""
+    async def request_permission(self, request: PermissionRequest) -> PermissionAnswer:
+        """The client's decision (one of the request's options), or an object `{"decision",
+        "feedback", "stop"}` that also says what the model is told instead or to stop the turn;
+        anything else denies."""
         value = await self._request("permission", request=request.to_dict())
-        return value if value in request.options else "deny"
+        if isinstance(value, dict):
+            feedback, stop = value.get("feedback"), value.get("stop") is True
+            value = value.get("decision")
+            if value == "deny":
+                return PermissionAnswer(
+                    "deny", feedback if isinstance(feedback, str) else None, stop
+                )
+        return PermissionAnswer(value if value in request.options else "deny")
 
 
 class RpcServer:

@@ -25,9 +25,10 @@ def new_id() -> str:
     return os.urandom(4).hex()
 
 
-def timestamp() -> str:
-    """The current UTC time in ISO 8601 with milliseconds, e.g. `2025-01-31T09:30:00.125Z`."""
-    now = time.time()
+def timestamp(now: float | None = None) -> str:
+    """The current UTC time (or epoch seconds `now`) in ISO 8601 with milliseconds, e.g.
+    `2025-01-31T09:30:00.125Z`."""
+    now = time.time() if now is None else now
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
 
 

@@ -32,8 +32,10 @@ def cwd_slug(cwd: str | Path) -> str:
 
 
 def sessions_dir(home: str | Path, cwd: str | Path) -> Path:
-    """The folder holding the sessions of `cwd`, under auger's home (`~/.auger`)."""
-    return Path(home) / "sessions" / cwd_slug(cwd)
+    """The folder holding the sessions of the project `cwd` is in, under auger's home."""
+    from auger.config.project import project_root
+
+    return Path(home) / "sessions" / cwd_slug(project_root(Path(cwd), Path(home)))
 
 
 def new_session_path(home: str | Path, cwd: str | Path, session_id: str) -> Path:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from auger.llm.messages import AssistantMessage, UserMessage
+from auger.llm.messages import AssistantMessage, TextPart, UserMessage
 from auger.session.entries import SUBAGENT_KIND, CustomEntry, Entry, MessageEntry
 from auger.session.store import SessionFile
 
@@ -11,8 +11,9 @@ def describe(entry: Entry) -> str:
     """A one-line description of an entry."""
     if isinstance(entry, MessageEntry):
         message = entry.message
-        if isinstance(message, UserMessage):
-            return "user: " + " ".join(message.text.split())[:70]
+        if isinstance(message, UserMessage):  # what was typed, not the files attached after it
+            typed = next((p.text for p in message.content if isinstance(p, TextPart)), "")
+            return "user: " + " ".join(typed.split())[:70]
         if isinstance(message, AssistantMessage):
             calls = ", ".join(c.name for c in message.tool_calls)
             text = " ".join(message.text.split())[:60]
@@ -24,14 +25,38 @@ def describe(entry: Entry) -> str:
     return entry.type
 
 
+def _kind(entry: Entry) -> str:
+    """`said` (the user's message, a reply with text), `tool` (a call or a result, folded into
+    a count) or `other` (the engine's context, a model change: left out)."""
+    from auger.session.context import is_context
+
+    if not isinstance(entry, MessageEntry) or is_context(entry.message):
+        return "other"
+    message = entry.message
+    if isinstance(message, UserMessage):
+        return "said"
+    if isinstance(message, AssistantMessage) and message.text.strip():
+        return "said"
+    return "tool"
+
+
 def choices(session: SessionFile) -> dict[str, str]:
-    """The tree's messages as picker lines, newest first, each naming its entry id."""
+    """The tree as picker lines, top down, each naming its entry id: the user's messages and
+    the replies with text, branches indented under where they part (`└`), the tool calls
+    between them folded into a count; `›` marks the leaf, `*` the current branch."""
     out: dict[str, str] = {}
-    for row in reversed(session.tree()):
-        if not isinstance(row.entry, MessageEntry):
+    folded = 0
+    leaf = next((e.id for e in reversed(session.branch()) if _kind(e) == "said"), None)
+    for row in session.tree():
+        kind = _kind(row.entry)
+        if kind != "said":
+            folded += kind == "tool"
             continue
-        mark = "›" if row.entry.id == session.leaf_id else ("*" if row.on_branch else " ")
-        out[f"{mark} {'  ' * row.depth}{describe(row.entry)} · {row.entry.id}"] = row.entry.id
+        mark = "›" if row.entry.id == leaf else ("*" if row.on_branch else " ")
+        indent = "  " * (row.depth - 1) + "└ " if row.depth else ""
+        hidden = f" (+{folded} tool steps)" if folded else ""
+        out[f"{mark} {indent}{describe(row.entry)}{hidden} · {row.entry.id}"] = row.entry.id
+        folded = 0
     return out
 
 

@@ -84,9 +84,16 @@ def test_ask_runs_reads_and_asks_for_the_rest(project: Project) -> None:
         "tool": "bash",
         "args": {"command": "touch ran"},
         "title": "Run touch ran",
-        "options": ["allow_once", "allow_always", "deny"],
+        "options": ["allow_once", "allow_session", "allow_always", "deny"],
         "rule": "bash(touch ran)",
+        "session_rules": ["bash(touch ran)"],
+        "scope": "`touch ran`",
+        "cwd": str(project.root),
+        "runs": ["touch"],
     }
+    # a write carries the file's content before (none: a new file) and after
+    assert (requests[0]["path"], requests[0]["new_text"]) == (str(project.root / "new.txt"), "x")
+    assert "old_text" not in requests[0] and requests[0]["scope"] == "all edits in this project"
     decisions = of(records, "permission_decision")
     assert {(d["call_id"], d["decision"], d["by"]) for d in decisions} == {
         (c, "deny", "host") for c in ("inside", "outside", "bash", "extension")

@@ -9,7 +9,7 @@ import stat
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -22,15 +22,18 @@ from auger.config.credentials import load_credentials
 from auger.hosts.terminal.boot import _fix, model_choices
 from auger.hosts.terminal.complete import InputCompleter
 from auger.hosts.terminal.host import Pipe, Progress, TerminalHost
+from auger.records import PermissionAnswer, PermissionRequest
 from support.cli import Project
 
 
 class Screen:
     """A surface that answers every question with `answer` and remembers what it was asked."""
 
-    def __init__(self, answer: str | None) -> None:
+    def __init__(self, answer: str | None, *then: str | None) -> None:
         self.answer = answer
+        self.answers = [answer, *then]
         self.asked: list[tuple[str, list[str] | None, bool]] = []
+        self.details: list[list[tuple[str, str]]] = []
 
     def choose(
         self,
@@ -38,9 +41,11 @@ class Screen:
         options: list[str] | None,
         secret: bool,
         done: Callable[[str | None], None],
+        detail: Sequence[tuple[str, str]] = (),
     ) -> None:
         self.asked.append((question, options, secret))
-        done(self.answer)
+        self.details.append(list(detail))
+        done(self.answers.pop(0) if self.answers else self.answer)
 
 
 async def in_thread(fn: Callable[[], Any]) -> Any:
@@ -77,7 +82,7 @@ async def on(loop: asyncio.AbstractEventLoop, coro: Any) -> Any:
 async def test_ask_from_the_runtimes_loop_is_answered_on_the_screen() -> None:
     screen = Screen("green")
     loop = asyncio.get_running_loop()
-    host = TerminalHost(screen, loop, Pipe(loop, print))
+    host = TerminalHost(screen, loop, Pipe(loop, print), Path("."))
     runtime = runtime_loop()
     try:
         assert await on(runtime, host.ask("Pick a colour", ["red", "green"])) == "green"
@@ -92,11 +97,11 @@ async def test_a_question_never_blocks_the_runtimes_loop() -> None:
     answered: list[Callable[[str | None], None]] = []
 
     class Later(Screen):
-        def choose(self, question, options, secret, done) -> None:  # type: ignore[no-untyped-def]
+        def choose(self, question, options, secret, done, detail=()) -> None:  # type: ignore[no-untyped-def]
             answered.append(done)
 
     loop = asyncio.get_running_loop()
-    host = TerminalHost(Later(None), loop, Pipe(loop, print))
+    host = TerminalHost(Later(None), loop, Pipe(loop, print), Path("."))
     runtime = runtime_loop()
     try:
         asked = asyncio.run_coroutine_threadsafe(host.ask("Wait?"), runtime)
@@ -110,37 +115,100 @@ async def test_a_question_never_blocks_the_runtimes_loop() -> None:
 
 async def test_confirm_is_a_yes_or_no_question() -> None:
     loop = asyncio.get_running_loop()
-    yes = TerminalHost(Screen("Yes"), loop, Pipe(loop, print))
-    no = TerminalHost(Screen(None), loop, Pipe(loop, print))
+    yes = TerminalHost(Screen("Yes"), loop, Pipe(loop, print), Path("."))
+    no = TerminalHost(Screen(None), loop, Pipe(loop, print), Path("."))
     assert await yes.confirm("Trust it?") is True
     assert await no.confirm("Trust it?") is False
 
 
+SESSION = "Allow for this session: `ls`"
+TELL = "Deny, and tell the model what to do instead"
+
+
 @pytest.mark.parametrize(
-    ("picked", "decision"),
+    ("picked", "answer"),
     [
-        ("Allow once", "allow_once"),
-        ("Always allow", "allow_always"),
-        ("Deny", "deny"),
-        (None, "deny"),
+        (["Allow once"], PermissionAnswer("allow_once")),
+        ([SESSION], PermissionAnswer("allow_session")),
+        (["Always allow — saves bash(ls)"], PermissionAnswer("allow_always")),
+        (["Deny"], PermissionAnswer("deny")),
+        ([TELL, "use find instead"], PermissionAnswer("deny", feedback="use find instead")),
+        ([TELL, None], PermissionAnswer("deny", stop=True)),
+        ([None], PermissionAnswer("deny", stop=True)),
     ],
 )
-async def test_a_permission_request_offers_its_options(picked: str | None, decision: str) -> None:
-    from auger.records import PermissionRequest
-
-    screen = Screen(picked)
+async def test_a_permission_request_offers_its_options(
+    picked: list[str | None], answer: PermissionAnswer
+) -> None:
+    screen = Screen(*picked)
     loop = asyncio.get_running_loop()
-    host = TerminalHost(screen, loop, Pipe(loop, print))
-    request = PermissionRequest("c1", "bash", {"command": "ls"}, "Run ls?")
-    assert await host.request_permission(request) == decision
-    assert screen.asked == [("Run ls?", ["Allow once", "Always allow", "Deny"], False)]
+    host = TerminalHost(screen, loop, Pipe(loop, print), Path("."))
+    request = PermissionRequest(
+        "c1",
+        "bash",
+        {"command": "ls"},
+        "Run ls",
+        rule="bash(ls)",
+        session_rules=("bash(ls)",),
+        scope="`ls`",
+        cwd="/work",
+        runs=("ls",),
+    )
+    assert await host.request_permission(request) == answer
+    options = ["Allow once", SESSION, "Always allow — saves bash(ls)", "Deny", TELL]
+    assert screen.asked[0] == ("Run ls", options, False)
+    assert screen.details[0] == [
+        ("class:detail", "$ ls"),
+        ("class:detail.dim", "in /work"),
+        ("class:detail.dim", "runs: ls"),
+    ]
+
+
+async def test_an_edit_question_shows_the_diff() -> None:
+    screen = Screen("Allow once")
+    loop = asyncio.get_running_loop()
+    host = TerminalHost(screen, loop, Pipe(loop, print), Path("/p"))
+    request = PermissionRequest(
+        "c1",
+        "edit",
+        {},
+        "Edit a.py",
+        path="/p/a.py",
+        old_text="x = 1\ny = 2\n",
+        new_text="x = 1\ny = 3\n",
+    )
+    await host.request_permission(request)
+    assert screen.details[0] == [
+        ("class:diff.file", "--- a/a.py"),
+        ("class:diff.file", "+++ b/a.py"),
+        ("class:diff.hunk", "@@ -1,2 +1,2 @@"),
+        ("class:detail", " x = 1"),
+        ("class:diff.del", "-y = 2"),
+        ("class:diff.add", "+y = 3"),
+    ]
+
+
+async def test_an_mcp_question_names_the_server_the_tool_and_the_arguments() -> None:
+    screen = Screen("Deny")
+    loop = asyncio.get_running_loop()
+    host = TerminalHost(screen, loop, Pipe(loop, print), Path("."))
+    request = PermissionRequest(
+        "c1", "git__commit", {"message": "fix"}, "Use the tool git__commit", server="git"
+    )
+    await host.request_permission(request)
+    assert screen.details[0] == [
+        ("class:detail.dim", "MCP server git · tool commit"),
+        ("class:detail", "{"),
+        ("class:detail", '  "message": "fix"'),
+        ("class:detail", "}"),
+    ]
 
 
 async def test_progress_travels_with_the_records() -> None:
     items: list[Any] = []
     loop = asyncio.get_running_loop()
     pipe = Pipe(loop, items.extend)
-    host = TerminalHost(Screen(None), loop, pipe)
+    host = TerminalHost(Screen(None), loop, pipe, Path("."))
     pipe.put("record 1")
     async with host.progress("indexing"):
         pipe.put("record 2")
@@ -151,7 +219,7 @@ async def test_progress_travels_with_the_records() -> None:
 async def test_an_ask_after_the_screen_closed_is_declined() -> None:
     screen_loop = asyncio.new_event_loop()
     screen_loop.close()
-    host = TerminalHost(Screen("x"), screen_loop, Pipe(screen_loop, print))
+    host = TerminalHost(Screen("x"), screen_loop, Pipe(screen_loop, print), Path("."))
     assert await host.ask("Still there?") is None
 
 
@@ -210,6 +278,45 @@ async def test_declining_the_first_run_question_changes_nothing(
     scripted(tmp_path, api_key_env="S_KEY")
     assert await _fix(opts("s/test"), Answers(answer), {}, tmp_path, tmp_path) is False  # type: ignore[arg-type]
     assert not (tmp_path / "auth.json").exists()
+
+
+async def test_esc_at_the_key_offers_the_models_that_need_none(tmp_path: Path) -> None:
+    providers = {
+        "s": {"api": "scripted", "script": "x.json", "api_key_env": "S_KEY"},
+        "free": {"api": "scripted", "script": "y.json", "models": {"m": {}}},
+    }
+    (tmp_path / "settings.json").write_text(json.dumps({"providers": providers}))
+    host = Answers(None, "free/m")
+    given = opts("s/test")
+    assert await _fix(given, host, {}, tmp_path, tmp_path) is True  # type: ignore[arg-type]
+    question, options, _ = host.asked[1]
+    assert question == "Which model instead?" and options == ["free/m"]
+    assert given.model == "free/m"
+    assert json.loads((tmp_path / "settings.json").read_text())["model"] == "free/m"
+    assert not (tmp_path / "auth.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("pasted", "warned"),
+    [
+        ("sonnet-5-5", "it is only 10 characters long"),
+        ("sk-abc def-0123456789xyz", "it has spaces in it"),
+        ("sk-ant-api03-0123456789abcdefghij", None),
+    ],
+)
+async def test_a_key_that_does_not_look_like_one_is_saved_with_a_warning(
+    tmp_path: Path, pasted: str, warned: str | None
+) -> None:
+    scripted(tmp_path, api_key_env="S_KEY")
+    warnings: list[str] = []
+    assert await _fix(opts("s/test"), Answers(pasted), {}, tmp_path, tmp_path, warnings)  # type: ignore[arg-type]
+    assert load_credentials(tmp_path) == {"S_KEY": pasted}
+    if warned is None:
+        assert warnings == []
+    else:
+        [warning] = warnings
+        assert warning.startswith("S_KEY was saved, but it does not look like an API key")
+        assert warned in warning
 
 
 async def test_nothing_is_asked_when_the_problem_is_elsewhere(tmp_path: Path) -> None:

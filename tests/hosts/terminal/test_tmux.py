@@ -6,21 +6,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 import shutil
 import stat
 import subprocess
 import time
-import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from support.cli import Project
 from support.server import FakeServer, Reply, sse
-
-TMUX = "/usr/bin/tmux"
+from support.tmux import TMUX, Pane, in_order, start
 
 pytestmark = [
     pytest.mark.slow,
@@ -69,128 +64,6 @@ REPLIES = [
     },
     {"parts": [{"text": "Working on it"}, {"delay": 30}, {"text": "never shown"}]},
 ]
-
-
-class Pane:
-    """`auger` in a tmux server of its own, on a 100×30 terminal."""
-
-    def __init__(self, project: Project, *args: str) -> None:
-        self.socket = f"auger-test-{uuid.uuid4().hex[:12]}"
-        # The server's socket goes in the test's own directory, not the shared /tmp/tmux-UID.
-        sockets = project.root.parent / "tmux"
-        sockets.mkdir(exist_ok=True)
-        self._env = {**project.env, "TERM": "xterm-256color", "TMUX_TMPDIR": str(sockets)}
-        # The exit status comes through a shell: tmux may not have reaped auger when asked.
-        self._status = project.root.parent / f"{self.socket}.status"
-        wrapper = f'"$@"; echo $? > {shlex.quote(str(self._status))}'
-        self.tmux(
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "main",
-            "-x",
-            "100",
-            "-y",
-            "30",
-            "-c",
-            str(project.root),
-            "sh",
-            "-c",
-            wrapper,
-            "sh",
-            *project.command(*args),
-            ";",
-            "set-option",
-            "-g",
-            "remain-on-exit",
-            "on",
-        )
-
-    def tmux(self, *args: str) -> str:
-        """Run a tmux command against this server; its output."""
-        done = subprocess.run(
-            [TMUX, "-L", self.socket, *args],
-            env=self._env,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        )
-        return done.stdout
-
-    def keys(self, *keys: str) -> None:
-        """Press keys (tmux names: `Enter`, `Escape`, `Down`, `C-d`)."""
-        self.tmux("send-keys", "-t", "main", *keys)
-
-    def type(self, text: str) -> None:
-        """Type `text` literally."""
-        self.tmux("send-keys", "-t", "main", "-l", text)
-
-    def screen(self) -> str:
-        """What the terminal shows now."""
-        return self.tmux("capture-pane", "-p", "-t", "main")
-
-    def scrollback(self) -> str:
-        """Everything the terminal holds: the scrollback, then the screen."""
-        return self.tmux("capture-pane", "-p", "-S", "-", "-E", "-", "-t", "main")
-
-    def wait_for(self, *needles: str, timeout: float = 10) -> str:
-        """The screen, once it shows every one of `needles`."""
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if all(n in screen for n in needles):
-                return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(f"never saw {needles!r} on the screen:\n{screen}")
-            time.sleep(0.05)
-
-    def exit_status(self, timeout: float = 10) -> int:
-        """The status `auger` exited with, once it has."""
-        deadline = time.monotonic() + timeout
-        while not self._status.exists() or not self._status.read_text().endswith("\n"):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"auger is still running:\n{self.screen()}")
-            time.sleep(0.05)
-        return int(self._status.read_text())
-
-    def kill(self) -> None:
-        """Stop the tmux server and whatever still runs in it."""
-        subprocess.run(
-            [TMUX, "-L", self.socket, "kill-server"], env=self._env, capture_output=True, timeout=10
-        )
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
-    return Project.make(tmp_path)
-
-
-@pytest.fixture
-def panes() -> Iterator[list[Pane]]:
-    started: list[Pane] = []
-    yield started
-    for pane in started:
-        pane.kill()
-
-
-def start(panes: list[Pane], project: Project, *args: str) -> Pane:
-    pane = Pane(project, *args)
-    panes.append(pane)
-    return pane
-
-
-def in_order(text: str, *needles: str) -> list[int]:
-    """Where each needle first appears at or after the one before (-1 when it does not)."""
-    at, found = 0, []
-    for needle in needles:
-        at = text.find(needle, at)
-        found.append(at)
-        if at < 0:
-            at = 0
-    return found
 
 
 def test_a_session_typed_at_the_keyboard(project: Project, panes: list[Pane]) -> None:
@@ -286,7 +159,7 @@ def test_a_first_run_asks_for_a_model_and_a_key(project: Project, panes: list[Pa
     screen = pane.wait_for("***********")
     assert "sk-test-123" not in screen
     pane.keys("Enter")
-    pane.wait_for("s/test · ctx")
+    pane.wait_for("s/test · ctx", "does not look like an API key (it is only 11 characters long)")
 
     pane.type("hi")
     pane.keys("Enter")
@@ -334,8 +207,10 @@ def test_a_resumed_session_shows_its_conversation_before_the_prompt(
     assert project.run("-p", "what do my notes say?").returncode == 0
     project.script([{"text": "still here"}])
     pane = start(panes, project, "-c")
-    screen = pane.wait_for("The notes say hi.", "\n›\n", "s/test · ctx")
-    order = in_order(screen, "› what do my notes say?", "⚙ read", "The notes say hi.", "\n›\n")
+    screen = pane.wait_for("The notes say hi.", "↺ resumed session", "\n›\n", "s/test · ctx")
+    order = in_order(
+        screen, "› what do my notes say?", "⚙ read", "The notes say hi.", "↺ resumed", "\n›\n"
+    )
     assert -1 not in order, screen
     assert "<context>" not in pane.scrollback()
 
@@ -458,7 +333,9 @@ def test_a_permission_question_allows_once_always_and_denies(
 ) -> None:
     run = [{"tool": "bash", "args": {"command": f"echo call-{n}"}} for n in range(1, 5)]
     project.script(
-        [{"parts": [step]} for step in run] + [{"text": "That was all."}],
+        # The model takes a moment to answer the last call: Esc's stop lands while it thinks.
+        [{"parts": [step]} for step in run]
+        + [{"parts": [{"delay": 5}, {"text": "That was all."}]}],
         permissions={"mode": "ask"},
     )
     pane = start(panes, project)
@@ -468,19 +345,20 @@ def test_a_permission_question_allows_once_always_and_denies(
     pane.wait_for("? Run echo call-1", "❯ Allow once")
     pane.keys("Enter")  # allow once
     pane.wait_for("? Run echo call-2")
-    pane.keys("Down")
-    pane.wait_for("❯ Always allow")
+    pane.keys("Down", "Down")
+    pane.wait_for("❯ Always allow — saves bash(echo call-2)")
     pane.keys("Enter")  # allow always: a rule for `echo call-2` is saved
     pane.wait_for("? Run echo call-3")
-    pane.keys("Down", "Down")
-    pane.wait_for("❯ Deny")
+    pane.keys("Down", "Down", "Down")
+    pane.wait_for("❯ Deny\n")
     pane.keys("Enter")  # deny
     pane.wait_for("? Run echo call-4")
-    pane.keys("Escape")  # declining is a deny too
-    pane.wait_for("That was all.")
+    pane.keys("Escape")  # declining denies and stops the turn
+    pane.wait_for("⏹ cancelled")
     history = pane.scrollback()
     assert "call-1" in history.split("? Run echo call-2")[0].split("› run them")[1]
     assert "the user denied permission for this bash call" in history
+    assert "That was all." not in history
     saved = list((project.home / "projects").glob("*/settings.local.json"))
     assert len(saved) == 1 and "echo call-2" in saved[0].read_text()
 

@@ -3,7 +3,9 @@ denied, by the rules in settings, then the mode; `/permissions` shows them and s
 
 Settings: `permissions.mode`, `permissions.allow | ask | deny` (flags `--permission-mode`,
 `--yolo`, `--allow`, `--deny` land there). "Always allow" saves the narrowest rule to the user's
-local settings for this project, and applies it at once.
+local settings for this project, and applies it at once; "allow for this session" allows a
+named scope until the session ends; a deny may carry what the model should do instead, or stop
+the turn.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from auger.extensions.permissions.policy import (
     suggested_rules,
 )
 from auger.extensions.permissions.rules import Call
-from auger.records import PermissionDecision, PermissionRequest
+from auger.extensions.permissions.shell import analyse
+from auger.records import DECISIONS, PermissionDecision, PermissionRequest
 
 
 def _strings(value: Any) -> list[str]:
@@ -40,6 +43,69 @@ def title(call: Call) -> str:
     return f"Use the tool {call.tool}"
 
 
+def commands_run(command: str) -> list[list[str]] | None:
+    """The words of every simple command `command` runs (wrappers stripped, SPEC §6); `None`
+    when the line cannot be read statically."""
+    analysis = analyse(command)
+    return None if analysis.opaque else [list(c.words) for c in analysis.commands]
+
+
+def _session_rule(argv: list[str]) -> str:
+    """A command allowed for the session: exactly, or `tool subcommand:*` when it has one."""
+    import shlex
+
+    if len(argv) > 2 and not argv[1].startswith("-") and "/" not in argv[1]:
+        return f"bash({shlex.join(argv[:2])}:*)"
+    return f"bash({shlex.join(argv)})"
+
+
+def session_scope(call: Call, suggested: list[str]) -> tuple[list[str], str]:
+    """What "allow for this session" allows, as rules and in words."""
+    if call.tool in ("write", "edit") and call.inside():
+        return ["edit(/**)"], "all edits in this project"
+    if call.tool == "bash":
+        parsed = commands_run(str(call.args.get("command", "")))
+        # A line that cannot be read is never allowed for the session: it could run anything.
+        rules = list(dict.fromkeys(_session_rule(argv) for argv in parsed or ()))
+        return rules, " and ".join(f"`{r.removeprefix('bash(')[:-1]}`" for r in rules)
+    if "__" in call.tool:
+        return [call.tool], f"every {call.tool} call"
+    return suggested, " and ".join(f"`{r}`" for r in suggested)
+
+
+def describe(
+    call: Call, suggested: list[str], call_id: str, because: str = ""
+) -> PermissionRequest:
+    """The question about `call`: what it would do (and `because`, why it is asked), and what
+    each choice allows."""
+    from auger.extensions.permissions.preview import file_change
+
+    fields: dict[str, Any] = {}
+    change = file_change(call.tool, call.args, call.project)
+    if change is not None:
+        path, old, new = change
+        fields.update(path=str(path), old_text=old, new_text=new)
+    if call.tool == "bash":
+        parsed = commands_run(str(call.args.get("command", "")))
+        runs = dict.fromkeys(Path(argv[0]).name for argv in parsed or ())
+        fields.update(cwd=str(call.project), runs=tuple(runs))
+    if "__" in call.tool:
+        fields["server"] = call.tool.split("__", 1)[0]
+    rules, scope = session_scope(call, suggested)
+    if rules:
+        fields.update(session_rules=tuple(rules), scope=scope)
+    else:
+        fields["options"] = tuple(d for d in DECISIONS if d != "allow_session")
+    return PermissionRequest(
+        call_id,
+        call.tool,
+        dict(call.args),
+        title(call) + because,
+        rule=", ".join(suggested),
+        **fields,
+    )
+
+
 def needs_permission(tool: str, rules: list[str], mode: str) -> str:
     """What the model and the user are told when a call could not be asked about."""
     flags = " ".join("--allow '" + r.replace("'", "'\\''") + "'" for r in rules)
@@ -51,7 +117,7 @@ class Permissions:
 
     def __init__(self) -> None:
         self.mode: str | None = None  # set by /permissions, over settings
-        self.added: list[str] = []  # "always allow" rules of this session
+        self.added: list[str] = []  # "always allow" and "allow for this session" rules
         self._home: Path | None = None
         self._parsed: tuple[tuple[tuple[str, ...], ...], Rules] | None = None
 
@@ -104,23 +170,28 @@ class Permissions:
             if verdict.by == "rule":
                 return f"{event.name} is denied by the rule {verdict.rule!r} in permissions.deny"
             return needs_permission(event.name, suggested, loosest_mode(call)) + because
-        request = PermissionRequest(
-            event.call_id,
-            event.name,
-            dict(event.input),
-            title(call) + because,
-            rule=", ".join(suggested),
-        )
+        request = describe(call, suggested, event.call_id, because)
         ctx.emit(request)
         can_ask = "permission" in ctx.capabilities
-        decision = await ctx.request_permission(request)
+        answer = await ctx.permission_answer(request)
+        decision = answer.decision
         ctx.emit(PermissionDecision(event.call_id, decision, "user" if can_ask else "host"))
         if decision == "deny":
-            if can_ask:
-                return f"the user denied permission for this {event.name} call"
-            text = needs_permission(event.name, suggested, loosest_mode(call)) + because
-            ctx.notify(text, "warning")
-            return text
+            if not can_ask:
+                text = needs_permission(event.name, suggested, loosest_mode(call)) + because
+                ctx.notify(text, "warning")
+                return text
+            if answer.stop:
+                ctx.cancel()
+                return f"the user denied permission for this {event.name} call and stopped the turn"
+            if answer.feedback and answer.feedback.strip():
+                return (
+                    f"the user denied permission for this {event.name} call and says what to "
+                    f"do instead: {answer.feedback.strip()}"
+                )
+            return f"the user denied permission for this {event.name} call"
+        if decision == "allow_session":
+            self.added += [r for r in request.session_rules or () if r not in self.added]
         if decision == "allow_always":
             self._remember(suggested, ctx)
         return None

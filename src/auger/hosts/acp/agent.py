@@ -12,6 +12,7 @@ are declared with `g.mcp`, the session's commands are advertised and run from a 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import threading
@@ -75,7 +76,17 @@ class _Worker:
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
 
     def stop(self) -> None:
-        """Stop the loop and its thread."""
+        """Stop the loop and its thread, once what still runs there (a session being built
+        when the client hung up) has been cancelled and has finished."""
+
+        async def settle() -> None:
+            tasks = asyncio.all_tasks() - {asyncio.current_task()}
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        with contextlib.suppress(TimeoutError, RuntimeError):  # slow or already closed
+            asyncio.run_coroutine_threadsafe(settle(), self.loop).result(timeout=5)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)
         if not self._thread.is_alive():

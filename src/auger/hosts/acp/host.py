@@ -9,7 +9,13 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+from acp.helpers import text_block, tool_content
+from acp.schema import (
+    AllowedOutcome,
+    FileEditToolCallContent,
+    PermissionOption,
+    ToolCallUpdate,
+)
 
 from auger.host import Capability, NullHost
 from auger.hosts.acp.updates import locations, tool_kind
@@ -20,6 +26,9 @@ T = TypeVar("T")
 
 OPTIONS: dict[Decision, PermissionOption] = {
     "allow_once": PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
+    "allow_session": PermissionOption(
+        option_id="allow_session", name="Allow for this session", kind="allow_always"
+    ),
     "allow_always": PermissionOption(
         option_id="allow_always", name="Always allow", kind="allow_always"
     ),
@@ -27,6 +36,34 @@ OPTIONS: dict[Decision, PermissionOption] = {
 }
 """Each decision as the ACP option a client shows."""
 OUTCOMES: dict[str, Decision] = {option.option_id: decision for decision, option in OPTIONS.items()}
+
+
+def what_it_does(request: PermissionRequest) -> list[Any] | None:
+    """What the call would do, as ACP tool-call content: a file's diff, or the command, where it
+    runs and what it runs, or the MCP server and tool."""
+    if request.path is not None and request.new_text is not None:
+        diff = FileEditToolCallContent(
+            type="diff", path=request.path, old_text=request.old_text, new_text=request.new_text
+        )
+        return [diff]
+    lines: list[str] = []
+    if request.tool == "bash":
+        lines.append(f"$ {request.args.get('command', '')}")
+        if request.cwd:
+            lines.append(f"in {request.cwd}")
+        lines.append("runs: " + (", ".join(request.runs or ()) or "(cannot be read)"))
+    elif request.server:
+        lines.append(f"MCP server {request.server} · tool {request.tool.split('__', 1)[1]}")
+    return [tool_content(text_block("\n".join(lines)))] if lines else None
+
+
+def _named(option: PermissionOption, request: PermissionRequest) -> PermissionOption:
+    """`option`, its name saying what it allows for this request."""
+    if option.option_id == "allow_session" and request.scope:
+        return option.model_copy(update={"name": f"Allow for this session: {request.scope}"})
+    if option.option_id == "allow_always" and request.rule:
+        return option.model_copy(update={"name": f"Always allow — saves {request.rule}"})
+    return option
 
 
 class Session(Protocol):
@@ -70,8 +107,9 @@ class AcpHost(NullHost):
             status="pending",
             raw_input=request.args,
             locations=locations(request.args, self._cwd),
+            content=what_it_does(request),
         )
-        options = [OPTIONS[d] for d in request.options if d in OPTIONS]
+        options = [_named(OPTIONS[d], request) for d in request.options if d in OPTIONS]
         return await self._ask(tool_call, options)
 
     async def confirm(self, question: str) -> bool:

@@ -24,15 +24,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
-from prompt_toolkit.history import FileHistory, ThreadedHistory
+from prompt_toolkit.history import ThreadedHistory
 
 from auger.config.paths import auger_home
+from auger.hosts.terminal import modes
+from auger.hosts.terminal.boot import CLEAR_SCROLLBACK, banner
 from auger.hosts.terminal.complete import InputCompleter
+from auger.hosts.terminal.history import SafeHistory
 from auger.hosts.terminal.host import Pipe, Progress, TerminalHost, Worker
 from auger.hosts.terminal.layout import Windows, application
+from auger.hosts.terminal.osc52 import copy_sequence
 from auger.hosts.terminal.questions import Questions
 from auger.hosts.terminal.render import Renderer
-from auger.hosts.terminal.sessions import Sessions, saved_sessions
+from auger.hosts.terminal.sessions import Sessions, resume_hint, saved_sessions
 from auger.hosts.terminal.status import Status
 from auger.hosts.terminal.text import Theme
 
@@ -92,14 +96,17 @@ class Terminal:
         self._hint, self._hint_until = "", 0.0
         self._last_ctrl_c = 0.0
         self._shown_session: str | None = None
+        self._clearing = False  # `/clear` was sent
         self._frame_due = False
         self._ticking = False
         self._closed = False
         self._idle = asyncio.Event()
-        self.home.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # a read-only home: history in memory, said once
+            self.home.mkdir(parents=True, exist_ok=True)
+        history = SafeHistory(self.home / "history", lambda text: self.say(text, "warning"))
         self.input = Buffer(
             multiline=True,
-            history=ThreadedHistory(FileHistory(str(self.home / "history"))),
+            history=ThreadedHistory(history),
             completer=InputCompleter(self._commands, self.cwd),
             complete_while_typing=True,
         )
@@ -166,6 +173,8 @@ class Terminal:
     # -- the Runtime ---------------------------------------------------------------------
 
     def _start(self, text: str) -> None:
+        modes.typed(self, text)
+        self._clearing = text.strip() == "/clear"
         if not text.startswith("!"):
             self.renderer.user(text)
         self.request_frame()
@@ -220,7 +229,9 @@ class Terminal:
         renderer = self.renderer
         for item in items:
             kind = getattr(item, "type", None)
-            if kind is not None:
+            if kind == "clipboard_copy":
+                self.app.output.write_raw(copy_sequence(item.text))
+            elif kind is not None:
                 if kind == "token_usage_done":
                     self.status.feed(item)
                 renderer.feed(item)
@@ -235,6 +246,7 @@ class Terminal:
                 self.progress = item.label
             elif isinstance(item, _Ready):
                 self.runtime = item.runtime
+                self.status.mode = modes.configured(item.runtime)
                 item.runtime.listen(self.pipe.put)  # notices from background work, at once
                 self._next()
                 if getattr(self.opts, "resume", None) == "":  # `auger -r`: pick one
@@ -247,22 +259,28 @@ class Terminal:
         self.request_frame()
 
     def _show_transcript(self) -> None:
-        """A session resumed (at start, `/resume`, the picker) shows its conversation first; a
-        fork or a new session shows nothing again."""
+        """A session resumed (at start, `/resume`, the picker) shows its conversation and says
+        so, before the prompt; a fork or a new session shows nothing again."""
         runtime = self.runtime
         if runtime is None or runtime.session_id == self._shown_session:
             return
         before, self._shown_session = self._shown_session, runtime.session_id
-        if before is not None and runtime.session.header.parent_session_id == before:
+        messages = list(runtime.messages)
+        if not messages or (before and runtime.session.header.parent_session_id == before):
             return
         from auger.hosts.terminal.replay import show
 
-        show(self.renderer, list(runtime.messages))
+        show(self.renderer, messages)
+        self.renderer.note(f"↺ resumed session {runtime.session_id}")
 
     def _next(self) -> None:
         """Work on the Runtime's loop is over: run what was queued meanwhile."""
         self.busy = False
         self.renderer.end_stream()
+        if self._clearing and self.runtime is not None and not self.runtime.messages:
+            self._clearing = False  # a new session: the old conversation leaves the screen
+            self.app.renderer.clear()
+            self.app.output.write_raw(CLEAR_SCROLLBACK)
         self._show_transcript()
         self._idle.set()
         if self.runtime is not None and self.runtime.quit_requested:
@@ -346,7 +364,7 @@ class Terminal:
         """Run the session until the person quits; the exit code."""
         loop = asyncio.get_running_loop()
         self.pipe = Pipe(loop, self._on_items)
-        self.host = TerminalHost(self.questions, loop, self.pipe)
+        self.host = TerminalHost(self.questions, loop, self.pipe, self.cwd)
         for sig in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.quit)
@@ -358,7 +376,7 @@ class Terminal:
 
         # A first line of our own also keeps the screen's area off the terminal's top row, where
         # erasing it would clear the whole screen (which tmux, for one, pushes into scrollback).
-        sys.stdout.write(self.renderer.theme.paint("grey", _banner(self.cwd)) + "\n\n")
+        sys.stdout.write(self.renderer.theme.paint("grey", banner(self.cwd)) + "\n\n")
         sys.stdout.flush()
         try:
             code = await self.app.run_async(pre_run=lambda: _soon(loop, boot))
@@ -366,20 +384,13 @@ class Terminal:
             await self._shutdown()
             if self.worker is not None:
                 self.worker.stop()
-        sys.stdout.write(self.renderer.take())
+        sys.stdout.write(self.renderer.take() + resume_hint(self.runtime, self.renderer.theme))
         sys.stdout.flush()
         return code
 
 
 def _soon(loop: asyncio.AbstractEventLoop, fn: Callable[[], None]) -> None:
     loop.call_soon(fn)
-
-
-def _banner(cwd: Path) -> str:
-    from auger._version import __version__
-    from auger.config.paths import display
-
-    return f"auger {__version__} · {display(cwd)} · /help lists the commands"
 
 
 def run_terminal(opts: Any, *, sessions: Sessions | None = None) -> int:

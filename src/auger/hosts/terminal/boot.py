@@ -15,12 +15,30 @@ from auger.config.settings import load_settings, save_setting
 from auger.host import Host
 from auger.runtime import Runtime
 
+CLEAR_SCROLLBACK = "\x1b[3J"
+"""Erase the scrollback (xterm's ED 3), once the screen is cleared for `/clear`."""
+SHORTEST_KEY = 20
+"""Shorter than this is no provider's API key (a guard against pasting the wrong thing)."""
 FIRST_RUN_QUESTIONS = 3
 """How many times a first run may ask before giving up on what it was told."""
 
 
-def model_choices(settings: Mapping[str, Any], current: str | None = None) -> list[str]:
-    """Models to offer: the current one, those declared in settings, then the catalog's."""
+def reachable(provider: str, keys: Mapping[str, str], settings: Mapping[str, Any]) -> bool:
+    """Whether `provider` is known and has the key it needs (or needs none)."""
+    try:
+        config = provider_config(provider, keys, settings)
+    except ConfigError:
+        return False
+    return config.key_env is None or bool(config.api_key)
+
+
+def model_choices(
+    settings: Mapping[str, Any],
+    current: str | None = None,
+    keys: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Models to offer: the current one, those declared in settings, then the catalog's; with
+    `keys` (the environment and auth.json), only those whose provider has a key."""
     from auger.llm.catalog import known_models
 
     declared = []
@@ -32,11 +50,23 @@ def model_choices(settings: Mapping[str, Any], current: str | None = None) -> li
                 declared += [f"{provider}/{name}" for name in models]
     seen: dict[str, None] = dict.fromkeys([*([current] if current else []), *declared])
     seen.update(dict.fromkeys(known_models()))
-    return list(seen)
+    if keys is None:
+        return list(seen)
+    providers = {split_spec(spec)[0] for spec in seen}
+    ok = {p for p in providers if reachable(p, keys, settings)}
+    return [spec for spec in seen if spec == current or split_spec(spec)[0] in ok]
 
 
-async def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path) -> bool:
-    """Ask for what a first run lacks (a model, then a key); whether anything changed."""
+async def _fix(
+    opts: Any,
+    host: Host,
+    env: dict[str, str],
+    home: Path,
+    cwd: Path,
+    warnings: list[str] | None = None,
+) -> bool:
+    """Ask for what a first run lacks (a model, then a key); whether anything changed. What
+    the session should warn about once it starts goes to `warnings`."""
     settings = load_settings(home, cwd)
     try:
         spec = choose_model(opts.model, env, settings)
@@ -53,13 +83,46 @@ async def _fix(opts: Any, host: Host, env: dict[str, str], home: Path, cwd: Path
     if config.key_env is None or config.api_key:
         return False
     key = await host.ask(
-        f"{config.key_env} is not set. Paste the key (saved to {display(home / 'auth.json')}):",
+        f"{config.key_env} is not set. Paste the key (saved to {display(home / 'auth.json')}), "
+        "or Esc to pick another model:",
         secret=True,
     )
-    if not key or not key.strip():
+    if key is None:  # declined: any model that can be reached without it
+        others = [m for m in model_choices(settings, keys=env) if m != spec]
+        choice = await host.ask("Which model instead?", others) if others else None
+        if not choice:
+            return False
+        if getattr(opts, "model", None):
+            opts.model = choice  # over `--model` for this run, too
+        save_setting(home, "model", choice)
+        return True
+    if not key.strip():
         return False
     save_credential(home, config.key_env, key.strip())
+    why = key_problem(key.strip())
+    if why is not None and warnings is not None:
+        warnings.append(
+            f"{config.key_env} was saved, but it does not look like an API key ({why}); "
+            "/login replaces it"
+        )
     return True
+
+
+def key_problem(key: str) -> str | None:
+    """Why `key` does not look like an API key, if it does not (a model name pasted by
+    mistake, say); it is saved all the same — a warning, not a refusal."""
+    if any(c.isspace() for c in key):
+        return "it has spaces in it"
+    if len(key) < SHORTEST_KEY:
+        return f"it is only {len(key)} characters long"
+    return None
+
+
+def banner(cwd: Path) -> str:
+    """The terminal's first line: the version, the folder, where help is."""
+    from auger._version import __version__
+
+    return f"auger {__version__} · {display(cwd)} · /help lists the commands"
 
 
 async def build_runtime(opts: Any, host: Host) -> Runtime:
@@ -70,11 +133,16 @@ async def build_runtime(opts: Any, host: Host) -> Runtime:
     env = dict(os.environ)
     home, cwd = auger_home(env), Path(os.getcwd())
     asked = 0
+    warnings: list[str] = []
     while True:
         try:
-            return await build(opts, host, cwd, idle_before_turn_end=True)
+            runtime = await build(opts, host, cwd, idle_before_turn_end=True)
         except ConfigError:
             asked += 1
             keys = with_credentials(env, home)
-            if asked > FIRST_RUN_QUESTIONS or not await _fix(opts, host, keys, home, cwd):
+            if asked > FIRST_RUN_QUESTIONS or not await _fix(opts, host, keys, home, cwd, warnings):
                 raise
+        else:
+            for warning in warnings:
+                runtime.notify(warning, "warning")
+            return runtime

@@ -11,19 +11,15 @@ import asyncio
 import contextlib
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from auger.host import Capability, NullHost
-from auger.records import Decision, PermissionRequest
+from auger.records import PermissionAnswer, PermissionRequest
 
 YES_NO = ["Yes", "No"]
 """The options of a `confirm`; the screen answers them with a single `y` or `n`."""
-PERMISSION_LABELS: dict[Decision, str] = {
-    "allow_once": "Allow once",
-    "allow_always": "Always allow",
-    "deny": "Deny",
-}
 
 
 class Progress(NamedTuple):
@@ -67,8 +63,10 @@ class Surface(Protocol):
         options: list[str] | None,
         secret: bool,
         done: Callable[[str | None], None],
+        detail: Sequence[tuple[str, str]] = (),
     ) -> None:
-        """Ask `question` inline; call `done` with the answer, or `None` when declined."""
+        """Ask `question` inline, with `detail` (styled lines) above the options; call `done`
+        with the answer, or `None` when declined."""
         ...
 
 
@@ -79,17 +77,31 @@ class TerminalHost(NullHost):
     awaited on the Runtime's, so no thread waits while a person decides.
     """
 
-    capabilities: frozenset[Capability] = frozenset({"ask", "confirm", "permission", "progress"})
+    capabilities: frozenset[Capability] = frozenset(
+        {"ask", "confirm", "permission", "progress", "clipboard"}
+    )
 
-    def __init__(self, surface: Surface, loop: asyncio.AbstractEventLoop, pipe: Pipe) -> None:
+    def __init__(
+        self, surface: Surface, loop: asyncio.AbstractEventLoop, pipe: Pipe, cwd: Path
+    ) -> None:
         self._surface = surface
         self._loop = loop
         self._pipe = pipe
+        self._cwd = cwd
 
     async def ask(
         self, question: str, options: list[str] | None = None, secret: bool = False
     ) -> str | None:
         """The answer typed or picked; `None` when declined or when the screen is gone."""
+        return await self._choose(question, options, secret, ())
+
+    async def _choose(
+        self,
+        question: str,
+        options: list[str] | None,
+        secret: bool,
+        detail: Sequence[tuple[str, str]],
+    ) -> str | None:
         here = asyncio.get_running_loop()
         answer: asyncio.Future[str | None] = here.create_future()
 
@@ -107,10 +119,10 @@ class TerminalHost(NullHost):
         choices = list(options) if options else None
         try:
             if here is self._loop:
-                self._surface.choose(question, choices, secret, done)
+                self._surface.choose(question, choices, secret, done, detail)
             else:
                 self._loop.call_soon_threadsafe(
-                    self._surface.choose, question, choices, secret, done
+                    self._surface.choose, question, choices, secret, done, detail
                 )
         except RuntimeError:
             return None
@@ -120,11 +132,18 @@ class TerminalHost(NullHost):
         """Yes or no, asked inline."""
         return await self.ask(question, YES_NO) == "Yes"
 
-    async def request_permission(self, request: PermissionRequest) -> Decision:
-        """Allow once, always, or deny, asked inline; declining denies."""
-        labels = {PERMISSION_LABELS[d]: d for d in request.options if d in PERMISSION_LABELS}
-        picked = await self.ask(request.title, list(labels))
-        return labels.get(picked or "", "deny")
+    async def request_permission(self, request: PermissionRequest) -> PermissionAnswer:
+        """The dialog: what the call would do, then allow once, for the session or always,
+        deny, or deny and say what to do instead; declining it denies and stops the turn."""
+        from auger.hosts.terminal.approval import TELL_QUESTION, answer, detail, labels
+
+        choices = labels(request)
+        picked = await self._choose(request.title, list(choices), False, detail(request, self._cwd))
+        if picked is None or picked not in choices:
+            return answer(None, None)
+        if choices[picked] is not None:
+            return answer(choices[picked], None)
+        return answer(None, await self._choose(TELL_QUESTION, None, False, ()))
 
     @contextlib.asynccontextmanager
     async def progress(self, label: str) -> AsyncIterator[None]:

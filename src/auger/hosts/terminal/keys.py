@@ -48,9 +48,13 @@ def global_keys(term: Terminal) -> KeyBindings:
 
     @kb.add("c-o", filter=free)
     def _(event: KeyPressEvent) -> None:
-        if not term.renderer.expand():
-            term.say_hint("nothing to expand")
-        term.request_frame()
+        term.questions.pick_fold()
+
+    @kb.add("s-tab", filter=free)
+    def _(event: KeyPressEvent) -> None:
+        from auger.hosts.terminal.modes import cycle
+
+        cycle(term)
 
     @kb.add("c-l", filter=free)
     def _(event: KeyPressEvent) -> None:
@@ -111,6 +115,16 @@ def choice_keys(questions: Questions) -> KeyBindings:
     kb.add("down")(lambda event: move(1))
     kb.add("c-n")(lambda event: move(1))
     kb.add("tab")(lambda event: move(1))
+
+    def scroll(pages: int) -> None:
+        from auger.hosts.terminal.layout import detail_rows
+
+        choice = choices[0]
+        step = max(1, detail_rows(questions.term) - 2)
+        choice.scroll = max(0, choice.scroll + pages * step)  # the screen caps it at the end
+
+    kb.add("pageup")(lambda event: scroll(-1))
+    kb.add("pagedown")(lambda event: scroll(1))
 
     @kb.add("enter")
     def _(event: KeyPressEvent) -> None:

@@ -53,6 +53,12 @@ STYLE = {
     "todo": "",
     "todo.active": "bold",
     "todo.done": "ansibrightblack",
+    "detail": "",
+    "detail.dim": "ansibrightblack",
+    "diff.file": "bold",
+    "diff.hunk": "ansicyan",
+    "diff.add": "ansigreen",
+    "diff.del": "ansired",
 }
 
 
@@ -83,6 +89,10 @@ class Windows:
                 show_cursor=False,
             ),
             wrap_lines=True,
+            dont_extend_height=True,
+        )
+        self.detail = Window(
+            FormattedTextControl(lambda: _detail_text(term)),
             dont_extend_height=True,
         )
         self.answer = Window(
@@ -139,7 +149,7 @@ def application(term: Terminal, windows: Windows) -> Application[int]:
                 Condition(lambda: term.renderer.agent.checklist.open),
             ),
             Window(char="─", height=1, style="class:rule"),
-            ConditionalContainer(HSplit([question(), windows.choice]), choosing),
+            ConditionalContainer(HSplit([question(), windows.detail, windows.choice]), choosing),
             ConditionalContainer(HSplit([question(), windows.answer]), typing),
             ConditionalContainer(
                 FloatContainer(
@@ -176,9 +186,48 @@ def _prefix(line: int, wrap: int) -> StyleAndTextTuples:
 
 
 def _question_text(questions: Questions) -> StyleAndTextTuples:
+    import textwrap
+
     choice = questions.choices[0]
     hint = " (y/n)" if choice.options == YES_NO else ""
-    return [("class:question", f"? {choice.question}{hint}")]
+    cells = questions.term.app.output.get_size().columns - 1
+    # wrapped here, at spaces: the window would break words at the edge of the screen
+    text = f"? {choice.question}{hint}"
+    lines = textwrap.wrap(text, max(cells, 20), subsequent_indent="  ", break_on_hyphens=False)
+    return [("class:question", "\n".join(lines))]
+
+
+def detail_rows(term: Terminal) -> int:
+    """How many rows the question's detail may take: what the choices leave of the screen."""
+    choice = term.questions.choices[0]
+    shown = min(len(choice.matches()), CHOICE_ROWS) + (1 if choice.filter else 0)
+    return max(3, term.app.output.get_size().rows - shown - 6)
+
+
+def _detail_text(term: Terminal) -> StyleAndTextTuples:
+    questions = term.questions
+    if not questions.choices or not questions.choices[0].detail:
+        return []
+    choice = questions.choices[0]
+    lines, rows = choice.detail, detail_rows(term)
+    cells = term.app.output.get_size().columns - 1
+    if len(lines) > rows:
+        rows -= 1
+        choice.scroll = max(0, min(choice.scroll, len(lines) - rows))
+    shown = lines[choice.scroll : choice.scroll + rows]
+    out: StyleAndTextTuples = []
+    for style, line in shown:
+        out.append((style, fit("  " + line, cells) + "\n"))
+    if len(lines) > len(shown):
+        above, below = choice.scroll, len(lines) - choice.scroll - len(shown)
+        out.append(
+            (
+                "class:hint",
+                f"  lines {above + 1}–{above + len(shown)} of {len(lines)}"
+                f"{f' · {below} more below' if below else ''} · pgup/pgdn scroll\n",
+            )
+        )
+    return out
 
 
 def _choice_text(questions: Questions) -> StyleAndTextTuples:
@@ -196,7 +245,8 @@ def _choice_text(questions: Questions) -> StyleAndTextTuples:
     if not options:
         out.append(("class:hint", "  (nothing matches)\n"))
     more = " · type to filter" if len(choice.options or ()) > CHOICE_ROWS else ""
-    out.append(("class:hint", f"  ↑↓ move · enter choose · esc cancel{more}"))
+    esc = "esc deny and stop" if choice.detail else "esc cancel"
+    out.append(("class:hint", f"  ↑↓ move · enter choose · {esc}{more}"))
     return out
 
 

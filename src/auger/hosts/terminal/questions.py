@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -14,14 +14,17 @@ if TYPE_CHECKING:
 
 @dataclass
 class Choice:
-    """A question on screen: pick one of `options`, or type an answer when there are none."""
+    """A question on screen: pick one of `options`, or type an answer when there are none;
+    `detail` (styled lines, scrolled by `scroll`) says what is being decided."""
 
     question: str
     options: list[str] | None
     secret: bool
     done: Callable[[str | None], None]
+    detail: list[tuple[str, str]] = field(default_factory=list)
     selected: int = 0
     filter: str = ""
+    scroll: int = 0
 
     def matches(self) -> list[str]:
         """The options that contain what was typed."""
@@ -33,7 +36,7 @@ class Questions:
     """The questions waiting on screen, first one shown; the host's `Surface`."""
 
     def __init__(self, term: Terminal) -> None:
-        self._term = term
+        self.term = term
         self.choices: deque[Choice] = deque()
 
     def choose(
@@ -42,18 +45,19 @@ class Questions:
         options: list[str] | None,
         secret: bool,
         done: Callable[[str | None], None],
+        detail: Sequence[tuple[str, str]] = (),
     ) -> None:
         """Ask inline (the host's `ask`); `done` gets the answer, or `None` when declined."""
-        if self._term.closing:
+        if self.term.closing:
             done(None)
             return
-        self.choices.append(Choice(question, options, secret, done))
+        self.choices.append(Choice(question, options, secret, done, list(detail)))
         if len(self.choices) == 1:
             self.focus()
 
     def answer(self, value: str | None) -> None:
         """Answer the question on screen (`None` declines it) and show the next one."""
-        term = self._term
+        term = self.term
         choice = self.choices.popleft()
         if value is None:
             shown = "(no answer)"
@@ -66,7 +70,7 @@ class Questions:
 
     def focus(self) -> None:
         """Focus what the first question needs: its list, its answer, or the input when none."""
-        term = self._term
+        term = self.term
         windows = term.windows
         if not self.choices:
             term.app.layout.focus(windows.input)
@@ -77,16 +81,37 @@ class Questions:
             term.app.layout.focus(windows.choice)
         term.app.invalidate()
 
+    def pick_fold(self) -> None:
+        """Show a shortened tool call or output in full: the only one, or the one picked."""
+        term = self.term
+        titles = term.renderer.folded()
+        if len(titles) <= 1:
+            if not term.renderer.expand():
+                term.say_hint("nothing to expand")
+            term.request_frame()
+            return
+        labels = {f"{n}. {title}": n - 1 for n, title in enumerate(titles, 1)}
+
+        def chosen(label: str | None) -> None:
+            if label is not None:
+                term.renderer.expand(labels[label])
+                term.request_frame()
+
+        self.choose("Show which in full?", list(reversed(labels)), False, chosen)
+
     def pick_model(self) -> None:
         """Ask which model to use from now on, between turns."""
-        term = self._term
+        term = self.term
         runtime = term.runtime
         if runtime is None or term.busy:
             term.say_hint("the model can be changed once this turn is over")
             return
+        from auger.config.credentials import with_credentials
         from auger.hosts.terminal.boot import model_choices
 
-        options = model_choices(runtime.settings, runtime.model.id)
+        runtime.reread_settings()  # a provider added to settings since shows at once
+        keys = with_credentials(runtime.env, runtime.home)
+        options = model_choices(runtime.settings, runtime.model.id, keys)
 
         def chosen(spec: str | None) -> None:
             if spec and spec != runtime.model.id and not term.busy:
@@ -100,13 +125,13 @@ class Questions:
         try:
             await runtime.set_model(spec)
         except ConfigError as exc:
-            self._term.say(str(exc), "error")
+            self.term.say(str(exc), "error")
         else:
-            self._term.say(f"model → {runtime.model.id}")
+            self.term.say(f"model → {runtime.model.id}")
 
     def pick_session(self) -> None:
         """Ask which saved session to resume, between turns."""
-        term = self._term
+        term = self.term
         runtime, sessions = term.runtime, term.sessions
         try:
             saved = sessions.saved() if sessions is not None else []

@@ -79,7 +79,6 @@ class Renderer:
             "skill_activated": lambda r: self.note(f"✦ skill {r.name}"),
             "job_exit": self._job_exit,
             "compact": self._compact,
-            "session_start": self._session_start,
             "turn_end": self._turn_end,
             **self.agent.handlers(),
         }
@@ -182,11 +181,15 @@ class Renderer:
         for line in clean(text).split("\n"):
             self._out += wrap(self.theme, [("", line)], self._cells, ("", "  "), ("", "  "))
 
-    def expand(self) -> bool:
-        """Show in full the latest thing shown shortened; false when there is none."""
-        if not self._folds:
+    def folded(self) -> list[str]:
+        """The titles of what was shown shortened, oldest first."""
+        return [fold.title for fold in self._folds]
+
+    def expand(self, index: int = -1) -> bool:
+        """Show in full the thing shown shortened at `index` (the latest by default)."""
+        if not -len(self._folds) <= index < len(self._folds):
             return False
-        fold = self._folds.pop()
+        fold = self._folds.pop(index)
         self._settle()
         self._block("fold")
         self._out.append(self.theme.paint("grey", fit(f"── {fold.title}", self._cells)))
@@ -294,10 +297,6 @@ class Renderer:
             f"⟳ conversation compacted {how}: {record.dropped} messages summarised, "
             f"{record.kept} kept"
         )
-
-    def _session_start(self, record: Any) -> None:
-        if record.reason == "restore":
-            self.note(f"↺ resumed session {record.id}")
 
     def _turn_end(self, record: Any) -> None:
         self.end_stream()

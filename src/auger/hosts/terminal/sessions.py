@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from auger.config.paths import auger_home
 
 if TYPE_CHECKING:
+    from auger.hosts.terminal.text import Theme
     from auger.runtime import Runtime
 
 
@@ -39,3 +40,11 @@ def saved_sessions() -> Sessions:
         await runtime.switch(find_session(home, cwd, session_id))
 
     return Sessions(saved, resume)
+
+
+def resume_hint(runtime: Runtime | None, theme: Theme) -> str:
+    """The line saying how to come back to the session just left, once it was saved."""
+    path = runtime.transcript_path if runtime is not None else None
+    if runtime is None or path is None or not path.exists():
+        return ""
+    return theme.paint("grey", f"resume with `auger -r {runtime.session_id}`") + "\n"

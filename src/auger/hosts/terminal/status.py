@@ -22,6 +22,7 @@ class Status:
         self.window = 0
         self.context = 0
         self.usage: Any = None
+        self.mode = ""  # the permission mode
 
     def feed(self, record: Any) -> None:
         """Note the latest response's size: what the next request will carry, about."""
@@ -29,7 +30,7 @@ class Status:
             self.context = record.usage.input_tokens + record.usage.output_tokens
 
     def line(self) -> str:
-        """`model · ctx 12% of 200k · ↑12.3k ↓1.2k · $0.0123`."""
+        """`model · ctx 12% of 200k · ↑12.3k ↓1.2k · $0.0123 · ▸ ask`."""
         if not self.model:
             return "starting…"
         parts = [self.model]
@@ -40,4 +41,6 @@ class Status:
         if usage is not None:
             parts.append(f"↑{tokens(usage.input_tokens)} ↓{tokens(usage.output_tokens)}")
             parts.append("$—" if usage.cost is None else f"${usage.cost:.4f}")
+        if self.mode:
+            parts.append(f"▸ {self.mode}")
         return " · ".join(parts)
