@@ -227,9 +227,10 @@ def test_writing_a_protected_path_asks_even_in_auto(project: Project) -> None:
 
 
 @needs_bwrap
-def test_privileged_operations_fail_in_the_sandbox(project: Project) -> None:
+def test_privileged_operations_fail_in_the_sandbox(project: Project, tmp_path: Path) -> None:
+    pwned = Path("/etc") / f"auger-pwned-{tmp_path.name}-{os.getpid()}"
     attempts = [
-        "mount -o remount,rw / && echo x > /etc/auger-pwned",
+        f"mount -o remount,rw / && echo x > {pwned}",
         "unshare -r true",
         "mknod ./null c 1 3",
         "/usr/sbin/chroot / true",
@@ -242,7 +243,7 @@ def test_privileged_operations_fail_in_the_sandbox(project: Project) -> None:
     for i in range(5):
         assert got[f"c{i}"].startswith("ERROR") or "exit code" in got[f"c{i}"], got[f"c{i}"]
     assert got["c5"].split()[-1] == "0000000000000000"
-    assert not Path("/etc/auger-pwned").exists() and not (project.root / "null").exists()
+    assert not pwned.exists() and not (project.root / "null").exists()
     assert Path("/proc/sys/kernel/printk").read_text() == before
 
 
