@@ -29,6 +29,8 @@ class ProviderConfig(msgspec.Struct, frozen=True):
     compat: dict[str, Any] = msgspec.field(default_factory=dict)
     model_defaults: dict[str, Any] = msgspec.field(default_factory=dict)
     """The entry of a model neither settings nor the catalog list (a local GGUF's window)."""
+    cache: dict[str, Any] = msgspec.field(default_factory=dict)
+    """Settings' `cache` object (TTL, retention), for the formats that place cache marks."""
 
     @property
     def format(self) -> WireFormat:
@@ -47,6 +49,7 @@ class ProviderConfig(msgspec.Struct, frozen=True):
             self.headers,
             self.compat,
             self.script,
+            self.cache,
         )
 
 
@@ -159,6 +162,7 @@ def provider_config(
         script=raw.get("script"),
         compat=dict(compat),
         model_defaults=dict(raw.get("model_defaults") or {}),
+        cache=dict(settings.get("cache") or {}),
     )
 
 

@@ -24,6 +24,9 @@ def add_options(p: argparse.ArgumentParser, *, sessions: bool = True) -> None:
     p.add_argument("--model", help="PROVIDER/NAME, e.g. anthropic/claude-sonnet-5-5")
     p.add_argument("--max-steps", type=int, default=100, metavar="N", help="model calls per turn")
     p.add_argument("--reasoning", choices=("low", "medium", "high"), help="reasoning effort")
+    p.add_argument(
+        "--cache-ttl", choices=("5m", "1h"), help="how long prompt-cache entries live (Anthropic)"
+    )
     p.add_argument("--no-tools", action="store_true", help="no tools at all")
     p.add_argument("--tools", help="comma-separated allowlist of tools")
     p.add_argument(
@@ -118,6 +121,8 @@ def with_flags(settings: dict[str, Any], opts: argparse.Namespace) -> dict[str, 
     flags: dict[str, Any] = {"permissions": permissions}
     if opts.sandbox:
         flags["sandbox"] = {"mode": opts.sandbox}
+    if opts.cache_ttl:
+        flags["cache"] = {"ttl": opts.cache_ttl}
     return merge(settings, flags)
 
 

@@ -38,6 +38,7 @@ class Endpoint(msgspec.Struct, frozen=True):
     headers: dict[str, str] = msgspec.field(default_factory=dict)
     compat: dict[str, Any] = msgspec.field(default_factory=dict)
     script: str | None = None
+    cache: dict[str, Any] = msgspec.field(default_factory=dict)  # settings' "cache" object
 
 
 class ProviderClass(Protocol):
