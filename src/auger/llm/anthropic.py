@@ -34,7 +34,7 @@ from auger.llm.wire import (
     string,
 )
 
-__all__ = ["API", "AnthropicProvider"]
+__all__ = ["API", "AnthropicProvider", "request_body"]
 
 API_VERSION = "2023-06-01"
 _MAX_PAUSES = 8  # `pause_turn` continuations of one response
