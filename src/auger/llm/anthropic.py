@@ -216,11 +216,13 @@ class AnthropicProvider(HttpProvider):
                                 call = PendingCall(string(block["id"]), string(block["name"]))
                             elif kind == "thinking":
                                 signature = block.get("signature") or ""
-                                if text := block.get("thinking"):  # whole, from some proxies
-                                    parts.append(string(text))
+                                if block.get("thinking"):  # whole, from some proxies
+                                    text = string(block["thinking"])
+                                    parts.append(text)
                                     yield ReasoningDelta(text)
-                            elif kind == "text" and (text := block.get("text")):
-                                parts.append(string(text))
+                            elif kind == "text" and block.get("text"):
+                                text = string(block["text"])
+                                parts.append(text)
                                 yield TextDelta(text)
                         elif etype == "content_block_stop":
                             for record in _close(kind, block, parts, signature, call, seal):

@@ -127,7 +127,8 @@ def messages_body(request: Request, ttl: Ttl = "5m") -> list[dict[str, Any]]:
                 out.append({"role": "assistant", "content": blocks})
         else:
             out.append({"role": "user", "content": [_user_block(p) for p in message.content]})
-    _mark_cache(out, ttl)
+    if request.tools or len(request.messages) > 1:
+        _mark_cache(out, ttl)
     return out
 
 
@@ -144,7 +145,11 @@ def _mark_cache(turns: list[dict[str, Any]], ttl: Ttl) -> None:
     more than that (each call is a `tool_use` and a `tool_result`), so a single breakpoint at
     the end — which is all the automatic top-level `cache_control` places — misses after it.
     The previous user turn's last block is exactly where the previous request ended, so its
-    breakpoint reads that request's entry however many blocks the step added."""
+    breakpoint reads that request's entry however many blocks the step added.
+
+    A write costs more than input (1.25×, 2× for an hour) and pays only when a later request
+    extends the prefix, so a lone message offered no tools — compaction's summary request,
+    sent once — is not marked (`messages_body`)."""
     users = [t for t in turns if t["role"] == "user" and t["content"]]
     for turn in users[-2:]:
         turn["content"][-1]["cache_control"] = cache_control(ttl)

@@ -115,6 +115,8 @@ def _mark_cache(messages: list[dict[str, Any]], request: Request, cache: CacheSe
     message before the last answer) and the last message."""
     if not _MARKED_CACHE.search(request.model.name):
         return
+    if not request.tools and len(request.messages) < 2:  # a one-off: see `anthropic_body`
+        return
     mark = {"type": "ephemeral"}
     if cache.ttl == "1h" and request.model.name.lower().startswith("anthropic/"):
         mark["ttl"] = "1h"
