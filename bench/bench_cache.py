@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -28,17 +29,6 @@ from report import grid
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-
-from support.cache_sim import (  # noqa: E402
-    AnthropicCache,
-    Billed,
-    Block,
-    OpenAICache,
-    chat_blocks,
-    messages_blocks,
-    responses_items,
-)
-from support.strict import Step, StrictServer  # noqa: E402
 
 from auger.llm import anthropic_body, openai_chat_body, openai_responses  # noqa: E402
 from auger.llm.catalog import lookup  # noqa: E402
@@ -56,10 +46,19 @@ from auger.llm.usage import Usage  # noqa: E402
 from auger.llm.wire import CacheSettings  # noqa: E402
 from auger.session.compaction import SUMMARY_SYSTEM, summary_request_text  # noqa: E402
 from auger.session.context import COMPACTION_PREFIX  # noqa: E402
+from support.cache_sim import (  # noqa: E402
+    AnthropicCache,
+    Billed,
+    Block,
+    OpenAICache,
+    chat_blocks,
+    messages_blocks,
+    responses_items,
+)
+from support.strict import Step, StrictServer  # noqa: E402
 
 LOOP = 35  # requests of the first turn
 PARALLEL = {9: 12, 23: 12}  # request number -> calls in that step
-COMPACT_AFTER = 28  # the history is compacted before the next request
 SECOND = 5  # requests of the second turn
 PAUSE = 360.0  # seconds between the turns
 STEP = 8.0  # seconds between requests (model and tools)
@@ -76,6 +75,7 @@ def agents_md() -> str:
     return "\n".join(lines) + "\n"
 
 
+@cache
 def opening() -> tuple[str, tuple[ToolSpec, ...], list[str]]:
     """The system prompt, tools and opening user messages of a real `auger -p` request."""
     with tempfile.TemporaryDirectory() as tmp, StrictServer("messages", [Step("ok")]) as server:
@@ -89,9 +89,7 @@ def opening() -> tuple[str, tuple[ToolSpec, ...], list[str]]:
         command = [sys.executable, "-m", "auger", "-p", "Fix the failing test in tests/"]
         subprocess.run(command, cwd=project, env=env, check=True, capture_output=True)
         body = server.requests[0].body
-    tools = tuple(
-        ToolSpec(t["name"], t["description"], t["input_schema"]) for t in body["tools"]
-    )
+    tools = tuple(ToolSpec(t["name"], t["description"], t["input_schema"]) for t in body["tools"])
     texts = [b["text"] for turn in body["messages"] for b in turn["content"]]
     return body["system"][0]["text"], tools, texts
 
@@ -149,44 +147,40 @@ def kept(history: list[Message]) -> int:
     return 1
 
 
-def requests(model: Model, build: Build) -> list[tuple[float, list[Block]]]:
-    """Every request of the session as (time sent, blocks as the cache sees them)."""
-    system, tools, texts = opening_cache
+def requests(model: Model, build: Build, compact: int | None) -> list[tuple[float, list[Block]]]:
+    """Every request of the session as (time sent, blocks as the cache sees them); the history
+    is compacted after request `compact` of the loop (`LOOP`: at the second prompt)."""
+    system, tools, texts = opening()
     session = Session(model)
     history: list[Message] = [UserMessage.of(t) for t in texts]
     sent: list[tuple[float, list[Block]]] = []
-    now = 0.0
+    clock = [0.0]
 
-    def send(messages: list[Message], system_prompt: str = system, offered=tools) -> None:
-        nonlocal now
-        request = Request(model, system_prompt, tuple(messages), offered, reasoning="medium")
-        sent.append((now, build(request)))
-        now += STEP
+    def send(messages: list[Message], prompt: str, offered: tuple[ToolSpec, ...]) -> None:
+        request = Request(model, prompt, tuple(messages), offered, reasoning="medium")
+        sent.append((clock[0], build(request)))
+        clock[0] += STEP
 
-    def turn(count: int, final: int) -> None:
+    def compaction() -> None:
         nonlocal history
+        first = kept(history)
+        text = summary_request_text(history[len(texts) : first], None, None)
+        send([UserMessage.of(text)], SUMMARY_SYSTEM, ())  # the summary request
+        summary = UserMessage.of(COMPACTION_PREFIX + _words(session.rng, 900))
+        history = [*history[: len(texts)], summary, *history[first:]]
+
+    for turn, count in enumerate((LOOP, SECOND)):
+        if turn:
+            clock[0] += PAUSE
+            history.append(UserMessage.of("Now run the whole test suite and fix what else fails."))
         for n in range(1, count + 1):
-            send(history)
-            calls = 0 if n == final else PARALLEL.get(n, 1) if count == LOOP else 1
+            send(history, system, tools)
+            calls = 0 if n == count else PARALLEL.get(n, 1) if not turn else 1
             message, results = session.answer(len(sent), calls)
             history += [message, *results]
-            if calls > 1:
-                now_shift(20.0)
-            if count == LOOP and n == COMPACT_AFTER:
-                first = kept(history)
-                text = summary_request_text(history[len(texts) : first], None, None)
-                send([UserMessage.of(text)], SUMMARY_SYSTEM, ())  # the summary request
-                summary = UserMessage.of(COMPACTION_PREFIX + _words(session.rng, 900))
-                history = [*history[: len(texts)], summary, *history[first:]]
-
-    def now_shift(seconds: float) -> None:
-        nonlocal now
-        now += seconds
-
-    turn(LOOP, LOOP)
-    now_shift(PAUSE)
-    history.append(UserMessage.of("Now run the whole test suite and fix what else fails."))
-    turn(SECOND, SECOND)
+            clock[0] += 20.0 if calls > 1 else 0.0  # twelve tools take longer
+            if not turn and n == compact:
+                compaction()
     return sent
 
 
@@ -200,7 +194,7 @@ def anthropic(ttl: str, keep: Callable[[dict[str, Any]], None] | None = None) ->
     return build
 
 
-def main_breakpoints(body: dict[str, Any]) -> None:
+def main_marks(body: dict[str, Any]) -> None:
     """Today's main: the system prompt and the last block of the last user turn only."""
     users = [t for t in body["messages"] if t["role"] == "user"]
     for turn in users[:-1]:
@@ -249,43 +243,53 @@ def bill(model: Model, sent: list[tuple[float, list[Block]]], cache: Any) -> tup
     return total.read / total.total, cost / uncached
 
 
-opening_cache: tuple[str, tuple[ToolSpec, ...], list[str]]
+WORKS = (("compaction after request 28", 28), ("at the 2nd prompt", LOOP), ("no compaction", None))
+TARGETS = {  # read share at least, cost at most (issue 24), on the default TTL unless named
+    "Anthropic, cache.ttl 5m": (0.90, 0.21),
+    "Anthropic, cache.ttl 1h": (0.94, None),
+    "OpenRouter → Claude, 5m": (0.90, 0.21),
+    "OpenAI Responses, in memory": (0.90, None),
+    "OpenAI Responses, retention 24h": (0.90, None),
+}
+
+
+def _cell(share: float, cost: float, target: tuple[float, float | None] | None) -> str:
+    if target is None:
+        return f"{share:.1%} · {cost:.3f}"
+    met = share >= target[0] and (target[1] is None or cost <= target[1])
+    return f"{share:.1%} · {cost:.3f} {'✓' if met else '✗'}"
 
 
 def main() -> None:
-    global opening_cache
-    opening_cache = opening()
     claude = lookup("anthropic", "claude-sonnet-5-5", "messages")
     gpt = lookup("openai", "gpt-5.1", "responses")
-    rows: list[tuple[str, Model, Build, Any, str]] = [
-        ("Anthropic, cache.ttl 5m", claude, anthropic("5m"), AnthropicCache(), "≥ 90%, ≤ 0.21"),
-        ("Anthropic, cache.ttl 1h", claude, anthropic("1h"), AnthropicCache(), "≥ 94%"),
-        (
-            "Anthropic, main's two breakpoints",
-            claude,
-            anthropic("5m", main_breakpoints),
-            AnthropicCache(),
-            "—",
-        ),
-        (
-            "Anthropic, automatic caching",
-            claude,
-            anthropic("5m", automatic),
-            AnthropicCache(),
-            "—",
-        ),
-        ("OpenRouter → Claude, 5m", claude, openrouter, AnthropicCache(), "≥ 90%, ≤ 0.21"),
-        ("OpenAI Responses, in memory", gpt, responses(None), OpenAICache(), "≥ 90%"),
-        ("OpenAI Responses, retention 24h", gpt, responses("24h"), OpenAICache("24h"), "≥ 90%"),
+    rows: list[tuple[str, Model, Build, Callable[[], Any]]] = [
+        ("Anthropic, cache.ttl 5m", claude, anthropic("5m"), AnthropicCache),
+        ("Anthropic, cache.ttl 1h", claude, anthropic("1h"), AnthropicCache),
+        ("Anthropic, main's two breakpoints", claude, anthropic("5m", main_marks), AnthropicCache),
+        ("Anthropic, automatic caching", claude, anthropic("5m", automatic), AnthropicCache),
+        ("OpenRouter → Claude, 5m", claude, openrouter, AnthropicCache),
+        ("OpenAI Responses, in memory", gpt, responses(None), OpenAICache),
+        ("OpenAI Responses, retention 24h", gpt, responses("24h"), lambda: OpenAICache("24h")),
     ]
     table = []
-    for label, model, build, cache, target in rows:
-        sent = requests(model, build)
-        share, cost = bill(model, sent, cache)
-        table.append([label, f"{share:.1%}", f"{cost:.3f}", target])
-    count = len(requests(claude, anthropic("5m")))
-    print(f"{count} requests ({LOOP} + the summary request + {SECOND}), {PAUSE / 60:g}-minute pause")
-    print(grid(["rule set", "input read from cache", "cost vs no caching", "target"], table))
+    for label, model, build, fresh in rows:
+        cells = [label]
+        for _, compact in WORKS:
+            share, cost = bill(model, requests(model, build, compact), fresh())
+            cells.append(_cell(share, cost, TARGETS.get(label)))
+        target = TARGETS.get(label)
+        cells.append(
+            "—"
+            if target is None
+            else f"≥ {target[0]:.0%}" + (f", ≤ {target[1]}" if target[1] else "")
+        )
+        table.append(cells)
+    print(
+        f"{LOOP} + {SECOND} requests (and one summary request per compaction), two 12-way steps,"
+        f" a {PAUSE / 60:g}-minute pause; each cell: input read from cache · cost vs no caching"
+    )
+    print(grid(["rule set", *[name for name, _ in WORKS], "target"], table))
 
 
 if __name__ == "__main__":
