@@ -9,7 +9,15 @@ from typing import Any
 
 import msgspec
 
-from auger.llm.anthropic_body import API, BLOCK, INTERLEAVED, REDACTED, request_body
+from auger.llm.anthropic_body import (
+    API,
+    BLOCK,
+    INTERLEAVED,
+    REDACTED,
+    THINKING_BUDGETS,
+    messages_body,
+    request_body,
+)
 from auger.llm.errors import ProviderError
 from auger.llm.provider import Exchange, Request, ThinkingStyle
 from auger.llm.records import (
@@ -34,7 +42,7 @@ from auger.llm.wire import (
     string,
 )
 
-__all__ = ["API", "AnthropicProvider", "request_body"]
+__all__ = ["API", "THINKING_BUDGETS", "AnthropicProvider", "messages_body", "request_body"]
 
 API_VERSION = "2023-06-01"
 _MAX_PAUSES = 8  # `pause_turn` continuations of one response
