@@ -25,6 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from report import grid
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +49,6 @@ from auger.session.compaction import SUMMARY_SYSTEM, summary_request_text  # noq
 from auger.session.context import COMPACTION_PREFIX  # noqa: E402
 from support.cache_sim import (  # noqa: E402
     AnthropicCache,
-    Billed,
     Block,
     OpenAICache,
     chat_blocks,
@@ -185,6 +185,8 @@ def requests(model: Model, build: Build, compact: int | None) -> list[tuple[floa
 
 
 def anthropic(ttl: str, keep: Callable[[dict[str, Any]], None] | None = None) -> Build:
+    """Requests as auger sends them to Anthropic with `cache.ttl`, re-marked by `keep`."""
+
     def build(request: Request) -> list[Block]:
         body = anthropic_body.request_body(request, ttl=ttl)  # type: ignore[arg-type]
         if keep is not None:
@@ -195,7 +197,7 @@ def anthropic(ttl: str, keep: Callable[[dict[str, Any]], None] | None = None) ->
 
 
 def main_marks(body: dict[str, Any]) -> None:
-    """Today's main: the system prompt and the last block of the last user turn only."""
+    """auger before issue 24: the system prompt and the last block of the last user turn."""
     users = [t for t in body["messages"] if t["role"] == "user"]
     for turn in users[:-1]:
         turn["content"][-1].pop("cache_control", None)
@@ -211,16 +213,15 @@ def automatic(body: dict[str, Any]) -> None:
 
 
 def openrouter(request: Request) -> list[Block]:
+    """The request as auger sends it to Claude through OpenRouter."""
     claude = Model("openrouter", "anthropic/claude-sonnet-5-5", "chat-completions")
-    body = openai_chat_body.request_body(Request(claude, *_rest(request)))
+    body = openai_chat_body.request_body(msgspec.structs.replace(request, model=claude))
     return chat_blocks(body)
 
 
-def _rest(request: Request) -> tuple[Any, ...]:
-    return (request.system, request.messages, request.tools, None, request.reasoning)
-
-
 def responses(retention: str | None) -> Build:
+    """Requests as auger sends them to the Responses API with `cache.retention`."""
+
     def build(request: Request) -> list[Block]:
         cache = CacheSettings(retention=retention)  # type: ignore[arg-type]
         return responses_items(openai_responses.request_body(request, cache=cache))
@@ -229,18 +230,18 @@ def responses(retention: str | None) -> Build:
 
 
 def bill(model: Model, sent: list[tuple[float, list[Block]]], cache: Any) -> tuple[float, float]:
-    """(read share, cost relative to no caching) of the session's input tokens."""
-    total = Billed()
+    """(read share, cost relative to no caching) of the session's input tokens, each request
+    priced by the catalog as the provider would bill it."""
+    read = total = 0
+    cost = uncached = 0.0
     for now, blocks in sent:
         one = cache.send(blocks, now)
-        total.total += one.total
-        total.read += one.read
-        total.write_5m += one.write_5m
-        total.write_1h += one.write_1h
-    usage = Usage(total.total, 0, total.read, total.write, cache_write_1h_tokens=total.write_1h)
-    cost = model.price(usage).cost or 0.0
-    uncached = model.price(Usage(total.total)).cost or 1.0
-    return total.read / total.total, cost / uncached
+        usage = Usage(one.total, 0, one.read, one.write, cache_write_1h_tokens=one.write_1h)
+        cost += model.price(usage).cost or 0.0
+        uncached += model.price(Usage(one.total)).cost or 0.0
+        read += one.read
+        total += one.total
+    return read / total, cost / uncached
 
 
 WORKS = (("compaction after request 28", 28), ("at the 2nd prompt", LOOP), ("no compaction", None))

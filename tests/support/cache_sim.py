@@ -60,10 +60,12 @@ class Billed:
 
     @property
     def write(self) -> int:
+        """Tokens written, at either TTL."""
         return self.write_5m + self.write_1h
 
     @property
     def fresh(self) -> int:
+        """Tokens neither read nor written: billed as plain input."""
         return self.total - self.read - self.write
 
 
