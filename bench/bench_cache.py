@@ -45,7 +45,7 @@ from auger.llm.messages import (  # noqa: E402
 from auger.llm.provider import Model, Request, ToolSpec  # noqa: E402
 from auger.llm.usage import Usage  # noqa: E402
 from auger.llm.wire import CacheSettings  # noqa: E402
-from auger.session.compaction import SUMMARY_SYSTEM, summary_request_text  # noqa: E402
+from auger.session.compaction import summary_request_text  # noqa: E402
 from auger.session.context import COMPACTION_PREFIX  # noqa: E402
 from support.cache_sim import (  # noqa: E402
     AnthropicCache,
@@ -162,16 +162,19 @@ def requests(model: Model, build: Build, compact: int | None) -> list[tuple[floa
         clock[0] += STEP
 
     def compaction() -> None:
+        # as `engine.compact` does: the summary request is the conversation up to the kept
+        # part, then the request for the summary; the context message and the first prompt
+        # are summarised with the rest (the next turn sends the context again)
         nonlocal history
         first = kept(history)
-        text = summary_request_text(history[len(texts) : first], None, None)
-        send([UserMessage.of(text)], SUMMARY_SYSTEM, ())  # the summary request
-        summary = UserMessage.of(COMPACTION_PREFIX + _words(session.rng, 900))
-        history = [*history[: len(texts)], summary, *history[first:]]
+        send([*history[:first], UserMessage.of(summary_request_text(False, None))], system, tools)
+        history = [UserMessage.of(COMPACTION_PREFIX + _words(session.rng, 900)), *history[first:]]
 
     for turn, count in enumerate((LOOP, SECOND)):
         if turn:
             clock[0] += PAUSE
+            if history[0].text != texts[0]:  # compacted: the context message is sent again
+                history.append(UserMessage.of(texts[0]))
             history.append(UserMessage.of("Now run the whole test suite and fix what else fails."))
         for n in range(1, count + 1):
             send(history, system, tools)
