@@ -129,8 +129,8 @@ def test_openrouter_marks_claude_as_anthropic_would(ttl: str) -> None:
         assert '"cache_control"' not in json.dumps(plain)
 
 
-def test_a_summary_request_is_not_written_to_the_cache() -> None:
-    # one message, no tools: nothing later extends it, and a write costs more than input
+def test_a_lone_message_without_tools_is_not_written_to_the_cache() -> None:
+    # a one-off request: nothing later extends it, and a write costs more than input
     body = anthropic_body(Request(SONNET, "Summarize.", (UserMessage.of("a long transcript"),)))
     assert [b.ttl for b in messages_blocks(body)] == ["5m", None]
 
@@ -282,3 +282,26 @@ def test_a_wrong_cache_ttl_is_a_settings_error(project: Project) -> None:
     out = result.stdout + result.stderr
     assert "cache.ttl" in out and "Traceback" not in out, out
     assert json_lines(result.stdout) or result.returncode != 0
+
+
+@pytest.mark.slow
+def test_a_summary_request_reads_the_cached_conversation(project: Project) -> None:
+    # compaction's summary request continues the conversation (same system prompt and tools,
+    # the history as sent), so everything the previous request sent is read, not billed again
+    steps = [Step(tool="read", arguments='{"path": "notes.txt"}'), Step("Done.")]
+    with StrictServer("messages", [*steps, Step("Summary."), Step("Compacted.")]) as server:
+        project.env |= {"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-test"}
+        settings: dict[str, Any] = {"model": "anthropic/claude-sonnet-5-5"}
+        project.settings(settings | {"permissions": {"mode": "auto"}})
+        assert project.run("-p", "--reasoning", "medium", "read notes.txt").returncode == 0
+        compaction = {"reserve_tokens": SONNET.context_window - 5, "keep_recent_tokens": 1}
+        project.settings(settings | {"permissions": {"mode": "auto"}, "compaction": compaction})
+        result = project.run("-p", "--json", "--reasoning", "medium", "-c", "and now compact")
+        assert result.returncode == 0, result.stderr
+        assert any(r["type"] == "compact" for r in json_lines(result.stdout))
+        assert server.violations == []
+        previous, summary = (r.body for r in server.requests[1:3])
+        reads = _reads(server.requests[:3], messages_blocks)
+    assert reads[1][0] == reads[1][1] > 1024, reads
+    assert (summary["system"], summary["tools"]) == (previous["system"], previous["tools"])
+    assert "Stop here" in summary["messages"][-1]["content"][-1]["text"]

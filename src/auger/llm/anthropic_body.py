@@ -148,8 +148,8 @@ def _mark_cache(turns: list[dict[str, Any]], ttl: Ttl) -> None:
     breakpoint reads that request's entry however many blocks the step added.
 
     A write costs more than input (1.25×, 2× for an hour) and pays only when a later request
-    extends the prefix, so a lone message offered no tools — compaction's summary request,
-    sent once — is not marked (`messages_body`)."""
+    extends the prefix, so a lone message offered no tools — a one-off request — is not
+    marked (`messages_body`)."""
     users = [t for t in turns if t["role"] == "user" and t["content"]]
     for turn in users[-2:]:
         turn["content"][-1]["cache_control"] = cache_control(ttl)
