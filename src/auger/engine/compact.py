@@ -30,18 +30,18 @@ async def summarize(
     state: AgentState,
     exchange: Exchange,
     messages: Sequence[Message],
-    system: str,
-    tools: tuple[ToolSpec, ...],
+    system: str | None = None,
+    tools: tuple[ToolSpec, ...] | None = None,
 ) -> str:
     """Ask the current model for the structured summary; its usage goes to the ledger.
 
-    Sent as the turn's own requests are (system prompt, tools, reasoning, cache key), so it
-    continues their cached prefix."""
+    Sent as the turn's own requests are (system prompt and tools — the registry's between
+    turns —, reasoning, cache key), so it continues their cached prefix."""
     request = Request(
         state.model,
-        system,
+        state.registry.system_prompt() if system is None else system,
         tuple(messages),
-        tools,
+        tuple(t.spec for t in state.tools.values()) if tools is None else tools,
         None,
         state.limits.reasoning,
         cache_key=state.conversation.id,
@@ -88,10 +88,6 @@ async def compact(
     if summary is None:
         try:
             messages = summary_messages(branch, planned, out.event.instruction)
-            if system is None:
-                system = state.registry.system_prompt()
-            if tools is None:
-                tools = tuple(t.spec for t in state.tools.values())
             summary = await summarize(state, Exchange(bus), messages, system, tools)
         except ProviderError as exc:
             stream.notify(f"compaction failed: {exc.message}", "error")

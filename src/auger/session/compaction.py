@@ -28,6 +28,12 @@ SUMMARY_TASK = (
     "specific: names of files, functions, commands, errors and decisions."
 )
 """How the summary request's last user message opens (it follows the conversation as-is)."""
+BRANCH_TASK = (
+    "Stop here: do not call tools and do not continue the work. The user is leaving this "
+    "branch of the conversation for an earlier point of it. Write a summary of what was done "
+    "and learned here, so the work can go on from that point without repeating it. Be "
+    "specific: names of files, functions, commands, errors and decisions."
+)
 
 SUMMARY_FORMAT = """Write the summary in exactly these sections (Markdown):
 
@@ -133,3 +139,9 @@ def summary_messages(
     cut = next((i for i, m in enumerate(messages) if m is first), len(messages))
     ask = UserMessage.of(summary_request_text(planned.previous is not None, instruction))
     return [*messages[:cut], ask]
+
+
+def branch_summary_messages(messages: Sequence[Message]) -> list[Message]:
+    """The request for the summary of a branch being left: `messages` (the branch as the
+    model is sent it, a cached prefix) and the request."""
+    return [*messages, UserMessage.of(f"{BRANCH_TASK}\n\n{SUMMARY_FORMAT}")]
