@@ -7,6 +7,7 @@ from pathlib import Path
 from auger.llm.messages import AssistantMessage, ToolCall, UserMessage
 from auger.llm.scripted import Reply, ScriptedProvider
 from auger.records import Notify, SessionStart
+from auger.session.compaction import BRANCH_TASK
 from auger.session.context import INTERRUPTED
 from auger.session.entries import CustomEntry, MessageEntry
 from auger.session.paths import list_sessions
@@ -176,6 +177,10 @@ async def test_navigate_with_a_branch_summary(tmp_path: Path) -> None:
     anchor = rt.session.leaf_id
     await collect(rt, "two")
     await rt.navigate(anchor, summarize=True)
+    # the summary request continues the branch being left (a cached prefix), then asks
+    asked = provider.requests[2].messages
+    assert [m.text for m in conversation(asked[:-1])] == ["one", "a1", "two", "b1"]
+    assert asked[-1].text.startswith(BRANCH_TASK)
     texts = [m.text for m in conversation(rt.messages)]
     assert texts[:2] == ["one", "a1"] and "tried two, got b1" in texts[2]
     await collect(rt, "three")

@@ -9,7 +9,7 @@ from auger.llm.provider import Model
 from auger.llm.scripted import Call, Fail, Reply, ScriptedProvider
 from auger.llm.usage import Usage
 from auger.records import Compact, Notify
-from auger.session.compaction import SUMMARY_SYSTEM
+from auger.session.compaction import SUMMARY_TASK
 from auger.session.context import COMPACTION_PREFIX
 from auger.session.entries import CompactionEntry, MessageEntry
 from auger.tools.base import tool
@@ -40,7 +40,7 @@ def runtime(tmp_path: Path, replies: list[Reply], settings: dict | None = None, 
 
 
 def is_summary_request(request) -> bool:  # type: ignore[no-untyped-def]
-    return request.system == SUMMARY_SYSTEM
+    return request.messages[-1].text.startswith(SUMMARY_TASK)
 
 
 async def test_compaction_runs_between_two_tool_rounds_of_one_run(tmp_path: Path) -> None:
@@ -78,8 +78,12 @@ async def test_the_summary_request_asks_for_the_structured_summary(tmp_path: Pat
     await collect(rt, "first question")
     await collect(rt, "second question")
     records = [r async for r in rt.run_command("compact", "focus on the tests")]
-    text = provider.requests[2].messages[0].text
-    assert "[User]\nfirst question" in text and "[Agent]\na1" in text
+    last, summary = provider.requests[1], provider.requests[2]
+    # the conversation as it was last sent, up to the kept part, then the request for it
+    assert (summary.system, summary.tools) == (last.system, last.tools)
+    assert summary.messages[:-1] == last.messages[: len(summary.messages) - 1]
+    assert [m.text for m in conversation(summary.messages[:-1])] == ["first question", "a1"]
+    text = summary.messages[-1].text
     for section in (
         "## Goal",
         "## Constraints and preferences",
@@ -115,9 +119,9 @@ async def test_a_second_compaction_updates_the_first_summary(tmp_path: Path) -> 
     await collect(rt, "three")
     await collect(rt, "four")
     assert await rt.compact()
-    update = provider.requests[5].messages[0].text
-    assert "<summary>\nSUMMARY-1\n</summary>" in update and "Update it" in update
-    assert "[User]\none" not in update  # already in the first summary
+    update = provider.requests[5].messages
+    assert update[0].text == COMPACTION_PREFIX + "SUMMARY-1" and "Update it" in update[-1].text
+    assert "one" not in [m.text for m in update]  # already in the first summary
     assert rt.messages[0].text == COMPACTION_PREFIX + "SUMMARY-2"
     compactions = [e for e in rt.session.entries if isinstance(e, CompactionEntry)]
     assert [c.summary for c in compactions] == ["SUMMARY-1", "SUMMARY-2"]

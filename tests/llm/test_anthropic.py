@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from auger.llm.anthropic import AnthropicProvider, request_body
+from auger.llm.anthropic import AnthropicProvider
+from auger.llm.anthropic_body import request_body
 from auger.llm.catalog import lookup
 from auger.llm.errors import ProviderError
 from auger.llm.messages import (
@@ -222,7 +223,9 @@ def test_body_matches_the_recorded_request(name: str, recorded):
         assert "system" not in body
 
 
-def test_prompt_caching_marks_the_system_prompt_and_the_last_user_turn():
+def test_prompt_caching_marks_the_system_prompt_and_the_last_two_user_turns():
+    # https://platform.claude.com/docs/en/build-with-claude/prompt-caching: four breakpoints,
+    # a hit looked for at most 20 blocks back, `ttl` "5m" (the default, sent bare) or "1h"
     request = Request(
         MODEL,
         "You are terse.",
@@ -230,16 +233,19 @@ def test_prompt_caching_marks_the_system_prompt_and_the_last_user_turn():
             UserMessage.of("first"),
             AssistantMessage((TOOL_CALL,), api="messages"),
             ToolResultMessage("toolu_123", "get_weather", (TextPart("15C"),)),
+            AssistantMessage((TextPart("It is 15C."),), api="messages"),
+            UserMessage.of("and tomorrow?"),
         ),
     )
-    body = request_body(request)
-    ephemeral = {"type": "ephemeral"}
-    assert body["system"] == [
-        {"type": "text", "text": "You are terse.", "cache_control": ephemeral}
-    ]
-    first, _, last = body["messages"]
-    assert "cache_control" not in first["content"][-1]
-    assert last["content"][-1]["cache_control"] == ephemeral
+    for ttl, mark in (("5m", {"type": "ephemeral"}), ("1h", {"type": "ephemeral", "ttl": "1h"})):
+        body = request_body(request, ttl=ttl)
+        assert body["system"] == [{"type": "text", "text": "You are terse.", "cache_control": mark}]
+        first, _, results, _, last = body["messages"]
+        assert "cache_control" not in first["content"][-1]
+        assert results["content"][-1]["cache_control"] == mark  # where the last request ended
+        assert last["content"][-1]["cache_control"] == mark
+        marks = json.dumps(body).count('"cache_control"')
+        assert marks == 3  # of the four allowed
     assert body["max_tokens"] == MODEL.max_output
 
 
@@ -259,6 +265,7 @@ def test_tool_results_merge_into_one_user_turn_and_keep_errors_and_images():
     assert user["content"][1] == {
         "type": "image",
         "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"},
+        "cache_control": {"type": "ephemeral"},
     }
     assert assistant["content"] == [
         {"type": "tool_use", "id": "a", "name": "read", "input": {}},

@@ -75,6 +75,30 @@ CASES: list[tuple[str, str, bytes]] = [
         _chunk({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": {"x": 1}}}]}),
     ),
     ("chat-completions", "choices is a number", _event({"id": "c", "choices": 5})),
+    (
+        "chat-completions",
+        "usage counts are text",
+        _chunk({"content": "hi"})
+        + _event({"choices": [], "usage": {"prompt_tokens": "10", "completion_tokens": "x"}})
+        + b"data: [DONE]\n\n",
+    ),
+    (
+        "messages",
+        "usage counts are text",
+        _event(
+            {"type": "message_start", "message": {"usage": {"input_tokens": "10"}}},
+            "message_start",
+        )
+        + _event({"type": "message_stop"}, "message_stop"),
+    ),
+    (
+        "responses",
+        "usage counts are text",
+        _event(
+            {"type": "response.completed", "response": {"usage": {"input_tokens": [10]}}},
+            "response.completed",
+        ),
+    ),
 ]
 
 

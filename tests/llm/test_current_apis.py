@@ -121,9 +121,15 @@ async def test_redacted_thinking_is_kept_and_sent_back_unchanged() -> None:
 
 
 def test_adaptive_models_get_adaptive_thinking_and_an_effort() -> None:
+    # https://platform.claude.com/docs/en/build-with-claude/thinking: `display` "omitted" (the
+    # latest models' default) returns empty thinking; "summarized" shows it between tool calls
     body = anthropic.request_body(_then(OPUS, reasoning="high"))
-    assert body["thinking"] == {"type": "adaptive"}
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
     assert body["output_config"] == {"effort": "high"}
+    # https://platform.claude.com/docs/en/build-with-claude/effort: xhigh and max above high
+    for effort in ("xhigh", "max"):
+        top = anthropic.request_body(_then(OPUS, reasoning=effort))
+        assert top["output_config"] == {"effort": effort}
     older = anthropic.request_body(_then(CLAUDE, reasoning="high"))
     assert older["thinking"] == {"type": "enabled", "budget_tokens": 32000}
     assert "output_config" not in older
@@ -553,8 +559,27 @@ def test_the_catalog_chooses_adaptive_thinking_for_models_that_require_it() -> N
     opus = lookup("anthropic", "claude-opus-5", "messages")
     assert (opus.thinking, opus.context_window, opus.max_output) == ("adaptive", 1_000_000, 128_000)
     body = anthropic.request_body(Request(opus, "", (ASK,), reasoning="medium"))
-    assert body["thinking"] == {"type": "adaptive"} and "budget_tokens" not in body["thinking"]
+    assert body["thinking"]["type"] == "adaptive" and "budget_tokens" not in body["thinking"]
     assert not any(name.startswith("_") for name in known_models())
+
+
+@pytest.mark.parametrize(
+    ("name", "style"),
+    [
+        ("claude-opus-4-7", "adaptive"),  # adaptive-only, missing from the catalog
+        ("claude-sonnet-5-7", "adaptive"),
+        ("claude-haiku-6", "adaptive"),
+        ("claude-opus-4-5-20251101", "enabled"),
+        ("claude-3-7-sonnet-20250219", "enabled"),
+        ("claude-custom", "enabled"),
+    ],
+)
+def test_an_unlisted_claude_model_thinks_by_the_documented_rule(name: str, style: str) -> None:
+    # https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking: adaptive from
+    # Claude 4.6 on; Opus 4.7 and the Claude 5 family refuse `enabled`
+    model = Model("anthropic", name, "messages", max_output=64_000)
+    body = anthropic.request_body(Request(model, "", (ASK,), reasoning="high"))
+    assert body["thinking"]["type"] == style
 
 
 def test_tool_call_ids_from_another_provider_fit_anthropic_and_mistral() -> None:

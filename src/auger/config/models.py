@@ -34,6 +34,8 @@ class ProviderConfig(msgspec.Struct, frozen=True):
     signin: str | None = None
     """The sign-in that authorises this provider's requests (in place of an API key)."""
     signin_urls: dict[str, str] = msgspec.field(default_factory=dict)
+    cache: dict[str, Any] = msgspec.field(default_factory=dict)
+    """Settings' `cache` object (TTL, retention), for the formats that place cache marks."""
 
     @property
     def format(self) -> WireFormat:
@@ -52,6 +54,7 @@ class ProviderConfig(msgspec.Struct, frozen=True):
             self.headers,
             self.compat,
             self.script,
+            cache=self.cache,
         )
 
 
@@ -180,6 +183,7 @@ def provider_config(
         model_defaults=dict(raw.get("model_defaults") or {}),
         signin=kind.name if kind is not None else None,
         signin_urls=kind.urls(env) if kind is not None else {},
+        cache=dict(settings.get("cache") or {}),
     )
 
 

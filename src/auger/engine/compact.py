@@ -10,12 +10,12 @@ from auger.engine.state import AgentState
 from auger.engine.stream import Stream
 from auger.events import SessionBeforeCompact
 from auger.llm.errors import ProviderError
-from auger.llm.messages import Message, UserMessage
-from auger.llm.provider import Request
+from auger.llm.messages import Message
+from auger.llm.provider import Request, ToolSpec
 from auger.llm.records import TextDelta, TokenUsageDone
 from auger.llm.usage import Usage
 from auger.records import Compact
-from auger.session.compaction import SUMMARY_SYSTEM, plan, summary_request_text
+from auger.session.compaction import plan, summary_messages
 from auger.session.entries import CompactionEntry
 
 
@@ -29,13 +29,23 @@ def is_full(state: AgentState, system: str) -> bool:
 async def summarize(
     state: AgentState,
     exchange: Exchange,
-    older: Sequence[Message],
-    previous: str | None,
-    instruction: str | None,
+    messages: Sequence[Message],
+    system: str | None = None,
+    tools: tuple[ToolSpec, ...] | None = None,
 ) -> str:
-    """Ask the current model for the structured summary; its usage goes to the ledger."""
-    text = summary_request_text(older, previous, instruction)
-    request = Request(state.model, SUMMARY_SYSTEM, (UserMessage.of(text),))
+    """Ask the current model for the structured summary; its usage goes to the ledger.
+
+    Sent as the turn's own requests are (system prompt and tools — the registry's between
+    turns —, reasoning, cache key), so it continues their cached prefix."""
+    request = Request(
+        state.model,
+        state.registry.system_prompt() if system is None else system,
+        tuple(messages),
+        tuple(t.spec for t in state.tools.values()) if tools is None else tools,
+        None,
+        state.limits.reasoning,
+        cache_key=state.conversation.id,
+    )
     pieces: list[str] = []
     usage = Usage()
     async for record in state.provider.stream(request, exchange):
@@ -48,15 +58,24 @@ async def summarize(
 
 
 async def compact(
-    state: AgentState, stream: Stream, bus: Bus, instruction: str | None = None, *, automatic: bool
+    state: AgentState,
+    stream: Stream,
+    bus: Bus,
+    instruction: str | None = None,
+    *,
+    automatic: bool,
+    system: str | None = None,
+    tools: tuple[ToolSpec, ...] | None = None,
 ) -> bool:
-    """Summarise the older part of the branch and keep the recent part.
+    """Summarise the older part of the branch and keep the recent part; `system` and `tools`
+    are the turn's (the registry's between turns).
 
     Whether anything was compacted: not when nothing is old enough, an extension cancelled,
     or the summary failed (each says so).
     """
     keep = state.limits.compaction.keep_recent(state.model.context_window)
-    planned = plan(state.conversation.session.branch(), keep)
+    branch = state.conversation.session.branch()
+    planned = plan(branch, keep)
     if planned is None:
         if not automatic:  # before a model call, there is nothing to say: the call goes ahead
             stream.notify("nothing to compact yet", "info")
@@ -68,9 +87,8 @@ async def compact(
     summary = out.event.summary
     if summary is None:
         try:
-            summary = await summarize(
-                state, Exchange(bus), planned.older, planned.previous, out.event.instruction
-            )
+            messages = summary_messages(branch, planned, out.event.instruction)
+            summary = await summarize(state, Exchange(bus), messages, system, tools)
         except ProviderError as exc:
             stream.notify(f"compaction failed: {exc.message}", "error")
             return False

@@ -82,7 +82,7 @@ async def call_model(
             if overflow and limits.compaction.enabled and not steps.overflow_retried:
                 steps.overflow_retried = True
                 if not attempt.builder.produced and await compact(
-                    state, stream, bus, automatic=True
+                    state, stream, bus, automatic=True, system=system, tools=tools
                 ):
                     continue
             if (

@@ -11,6 +11,7 @@ from auger.engine.compact import summarize
 from auger.engine.state import AgentState, Opening, Place
 from auger.engine.stream import Stream
 from auger.events import SessionBeforeFork, SessionBeforeSwitch
+from auger.session.compaction import branch_summary_messages
 from auger.session.context import totals
 from auger.session.conversation import Conversation
 from auger.session.entries import LabelEntry, MessageEntry, SessionInfoEntry
@@ -87,13 +88,9 @@ class Sessions:
         summary = None
         if summarize_left:
             target = {e.id for e in session.branch(entry_id)} if entry_id else set()
-            left = [
-                e.message
-                for e in session.branch()
-                if e.id not in target and isinstance(e, MessageEntry)
-            ]
-            if left:
-                summary = await summarize(state, Exchange(self._bus), left, None, None)
+            if any(e.id not in target and isinstance(e, MessageEntry) for e in session.branch()):
+                asked = branch_summary_messages(state.conversation.messages)
+                summary = await summarize(state, Exchange(self._bus), asked)
         session.set_leaf(entry_id, summary or None)
         state.conversation.rebuild()
 

@@ -182,7 +182,7 @@ async def _keep_room(state: AgentState, stream: Stream, bus: Bus, turn: Turn, sy
     if not is_full(state, system):
         return
     if state.limits.compaction.enabled:
-        await compact(state, stream, bus, automatic=True)
+        await compact(state, stream, bus, automatic=True, system=system)
     elif not turn.warned_full:
         turn.warned_full = True
         stream.notify(

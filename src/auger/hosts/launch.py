@@ -23,7 +23,14 @@ def add_options(p: argparse.ArgumentParser, *, sessions: bool = True) -> None:
     saved session to continue."""
     p.add_argument("--model", help="PROVIDER/NAME, e.g. anthropic/claude-sonnet-5-5")
     p.add_argument("--max-steps", type=int, default=100, metavar="N", help="model calls per turn")
-    p.add_argument("--reasoning", choices=("low", "medium", "high"), help="reasoning effort")
+    p.add_argument(
+        "--reasoning",
+        choices=("low", "medium", "high", "xhigh", "max"),
+        help="reasoning effort (xhigh and max: the models that have them)",
+    )
+    p.add_argument(
+        "--cache-ttl", choices=("5m", "1h"), help="how long prompt-cache entries live (Anthropic)"
+    )
     p.add_argument("--no-tools", action="store_true", help="no tools at all")
     p.add_argument("--tools", help="comma-separated allowlist of tools")
     p.add_argument(
@@ -123,6 +130,8 @@ def with_flags(settings: dict[str, Any], opts: argparse.Namespace) -> dict[str, 
         flags["tools"] = {"web_search": True}
     if opts.sandbox:
         flags["sandbox"] = {"mode": opts.sandbox}
+    if opts.cache_ttl:
+        flags["cache"] = {"ttl": opts.cache_ttl}
     return merge(settings, flags)
 
 

@@ -10,17 +10,17 @@ from typing import Any, ClassVar
 import msgspec
 
 from auger.llm import server_tools
-from auger.llm.formats import ApiName
-from auger.llm.messages import (
-    AssistantMessage,
-    ImagePart,
-    ReasoningPart,
-    TextPart,
-    ToolCall,
-    ToolResultMessage,
-    UserPart,
+from auger.llm.anthropic_body import (
+    API,
+    BLOCK,
+    INTERLEAVED,
+    REDACTED,
+    THINKING_BUDGETS,
+    messages_body,
+    request_body,
 )
-from auger.llm.provider import Exchange, Request
+from auger.llm.errors import ProviderError
+from auger.llm.provider import Exchange, Request, ThinkingStyle
 from auger.llm.records import (
     FinishReasonDone,
     ReasoningDelta,
@@ -30,12 +30,12 @@ from auger.llm.records import (
     TextDone,
     TokenUsageDone,
 )
-from auger.llm.replay import Replay, Sealer
-from auger.llm.sendable import CallIds, tool_input
-from auger.llm.usage import Usage
+from auger.llm.replay import Sealer
+from auger.llm.usage import Usage, tokens
 from auger.llm.wire import (
     HttpProvider,
     PendingCall,
+    UniqueIds,
     decode,
     incomplete,
     malformed,
@@ -43,13 +43,9 @@ from auger.llm.wire import (
     string,
 )
 
-API: ApiName = "messages"
+__all__ = ["API", "THINKING_BUDGETS", "AnthropicProvider", "messages_body", "request_body"]
+
 API_VERSION = "2023-06-01"
-THINKING_BUDGETS = {"low": 4096, "medium": 10_000, "high": 32_000}
-_MIN_BUDGET = 1024  # the API's smallest thinking budget
-_EFFORTS = ("low", "medium", "high")  # `output_config.effort` values every adaptive model takes
-_REDACTED = "redacted:"  # marks a kept `redacted_thinking` block's data
-_BLOCK = "block:"  # marks a kept server-tool block (`server_tool_use`, `*_tool_result`)
 _MAX_PAUSES = 8  # `pause_turn` continuations of one response
 
 _STOP_REASONS = {
@@ -62,141 +58,6 @@ _STOP_REASONS = {
 }
 
 
-def _user_block(part: UserPart) -> dict[str, Any]:
-    if isinstance(part, ImagePart):
-        return {
-            "type": "image",
-            "source": {"type": "base64", "media_type": part.media_type, "data": part.data},
-        }
-    return {"type": "text", "text": part.text}
-
-
-def _tool_result(message: ToolResultMessage, ids: CallIds) -> dict[str, Any]:
-    if any(isinstance(p, ImagePart) for p in message.content):
-        content: str | list[dict[str, Any]] = [
-            _user_block(p) for p in message.content if isinstance(p, ImagePart) or p.text
-        ]
-    else:
-        content = message.text
-    block: dict[str, Any] = {
-        "type": "tool_result",
-        "tool_use_id": ids(message.call_id),
-        "content": content,
-    }
-    if message.is_error:
-        block["is_error"] = True
-    return block
-
-
-def _signed_block(part: ReasoningPart, signature: str) -> dict[str, Any]:
-    if signature.startswith(_REDACTED):
-        return {"type": "redacted_thinking", "data": signature[len(_REDACTED) :]}
-    if signature.startswith(_BLOCK):
-        block: dict[str, Any] = json.loads(signature[len(_BLOCK) :])
-        return block
-    return {"type": "thinking", "thinking": part.text, "signature": signature}
-
-
-def _assistant_blocks(
-    index: int, message: AssistantMessage, replay: Replay, ids: CallIds
-) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
-    for part in message.content:
-        if isinstance(part, TextPart):
-            if part.text:  # the API rejects empty text blocks
-                blocks.append({"type": "text", "text": part.text})
-        elif isinstance(part, ToolCall):
-            blocks.append(
-                {
-                    "type": "tool_use",
-                    "id": ids(part.call_id),
-                    "name": part.name,
-                    "input": tool_input(part.arguments),
-                }
-            )
-        elif signature := replay.signature(index, part):
-            blocks.append(_signed_block(part, signature))
-    return blocks
-
-
-def messages_body(request: Request, api: str = API) -> list[dict[str, Any]]:
-    """The request's messages as Messages API turns, the last user turn a cache breakpoint;
-    `api` is the format whose signatures may go back (a cloud's Messages has its own)."""
-    replay = Replay(request, api)
-    ids = CallIds("anthropic")  # ids from other providers may not fit `[a-zA-Z0-9_-]{1,64}`
-    out: list[dict[str, Any]] = []
-    results: list[dict[str, Any]] | None = None  # the user turn collecting consecutive tool results
-    for index, message in enumerate(request.messages):
-        if isinstance(message, ToolResultMessage):
-            if results is None:
-                results = []
-                out.append({"role": "user", "content": results})
-            results.append(_tool_result(message, ids))
-            continue
-        results = None
-        if isinstance(message, AssistantMessage):
-            blocks = _assistant_blocks(index, message, replay, ids)
-            if blocks:
-                out.append({"role": "assistant", "content": blocks})
-        else:
-            out.append({"role": "user", "content": [_user_block(p) for p in message.content]})
-    for turn in reversed(out):
-        if turn["role"] == "user":
-            if turn["content"]:
-                turn["content"][-1]["cache_control"] = {"type": "ephemeral"}
-            break
-    return out
-
-
-def _continues_unthought(messages: list[dict[str, Any]]) -> bool:
-    # with thinking on, an assistant turn that called tools must open with its thinking; one whose
-    # thinking could not be kept is continued without thinking rather than rejected
-    if len(messages) < 2 or messages[-1]["role"] != "user":
-        return False
-    last = messages[-2]
-    first = last["content"][0] if last["role"] == "assistant" and last["content"] else None
-    calls = any(b["type"] == "tool_use" for b in last["content"]) if first else False
-    return calls and first is not None and "thinking" not in first["type"]
-
-
-def _thinking(request: Request, body: dict[str, Any]) -> None:
-    effort = request.reasoning or ""
-    if request.model.thinking == "adaptive":
-        body["thinking"] = {"type": "adaptive"}
-        body["output_config"] = {"effort": effort if effort in _EFFORTS else "medium"}
-        return
-    max_tokens = body["max_tokens"]
-    budget = THINKING_BUDGETS.get(effort, THINKING_BUDGETS["medium"])
-    if budget >= max_tokens:  # the budget must leave room for the answer
-        budget = max(max_tokens - _MIN_BUDGET, _MIN_BUDGET)
-        body["max_tokens"] = max(max_tokens, budget + _MIN_BUDGET)
-    body["thinking"] = {"type": "enabled", "budget_tokens": budget}
-
-
-def request_body(request: Request, api: str = API) -> dict[str, Any]:
-    """The JSON body of a streamed Messages call."""
-    body: dict[str, Any] = {
-        "model": request.model.name,
-        "max_tokens": request.max_tokens or request.model.max_output,
-        "messages": messages_body(request, api),
-        "stream": True,
-    }
-    if request.system:
-        body["system"] = [
-            {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
-        ]
-    served = server_tools.anthropic_tools(request)
-    if request.tools or served:
-        body["tools"] = [
-            {"name": t.name, "description": t.description, "input_schema": t.parameters}
-            for t in request.tools
-            if not any(s["name"] == t.name for s in served)  # the provider's own wins
-        ] + served
-    if request.reasoning and not _continues_unthought(body["messages"]):
-        _thinking(request, body)
-    return body
-
-
 def _merge_usage(usage: dict[str, Any], update: dict[str, Any] | None) -> None:
     # message_delta repeats the counts, some as null; the latest known value wins
     if update:
@@ -204,10 +65,41 @@ def _merge_usage(usage: dict[str, Any], update: dict[str, Any] | None) -> None:
 
 
 def _usage(usage: dict[str, Any]) -> Usage:
-    cache_read = usage.get("cache_read_input_tokens")
-    cache_write = usage.get("cache_creation_input_tokens")
-    total_input = usage.get("input_tokens", 0) + (cache_read or 0) + (cache_write or 0)
-    return Usage(total_input, usage.get("output_tokens", 0), cache_read, cache_write)
+    cache_read = tokens(usage.get("cache_read_input_tokens"))
+    cache_write = tokens(usage.get("cache_creation_input_tokens"))
+    # the writes split by TTL, each priced at its own rate
+    hour = tokens((usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens"))
+    fresh = tokens(usage.get("input_tokens")) or 0
+    total_input = fresh + (cache_read or 0) + (cache_write or 0)
+    output = tokens(usage.get("output_tokens")) or 0
+    return Usage(total_input, output, cache_read, cache_write, cache_write_1h_tokens=hour)
+
+
+def _refuses_enabled(error: ProviderError) -> bool:
+    # "thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" …
+    return error.kind == "bad_request" and "thinking.type.enabled" in error.message
+
+
+class _Headers:
+    """An exchange that adds `headers` to the request before the runtime's hooks see it."""
+
+    def __init__(self, inner: Exchange, headers: dict[str, str]) -> None:
+        self._inner = inner
+        self._headers = headers
+
+    async def before_request(
+        self, url: str, headers: dict[str, str], body: dict[str, Any]
+    ) -> tuple[dict[str, str], dict[str, Any]]:
+        """`headers` added (a comma-separated value joined to one already set), then the
+        runtime's hooks."""
+        merged = dict(headers)
+        for name, value in self._headers.items():
+            merged[name] = f"{merged[name]},{value}" if merged.get(name) else value
+        return await self._inner.before_request(url, merged, body)
+
+    async def after_response(self, url: str, status: int, headers: dict[str, str]) -> None:
+        """The runtime's hooks."""
+        await self._inner.after_response(url, status, headers)
 
 
 def _close(
@@ -228,12 +120,12 @@ def _close(
     if kind == "thinking":
         return [ReasoningDone("".join(parts), seal(signature) if signature else None)]
     if kind == "redacted_thinking":
-        return [ReasoningDone("", seal(_REDACTED + str(block.get("data", ""))))]
+        return [ReasoningDone("", seal(REDACTED + str(block.get("data", ""))))]
     if kind is not None:  # server tools and their results: kept so history stays whole
         raw = _raw(kind, block, parts, signature)
         return [
             *server_tools.anthropic_block(raw),
-            ReasoningDone("", seal(_BLOCK + json.dumps(raw))),
+            ReasoningDone("", seal(BLOCK + json.dumps(raw))),
         ]
     return []
 
@@ -254,7 +146,14 @@ def _raw(kind: str | None, block: dict[str, Any], parts: list[str], signature: s
 
 
 class AnthropicProvider(HttpProvider):
-    """Streams responses from the Anthropic Messages API (`POST /v1/messages`)."""
+    """Streams responses from the Anthropic Messages API (`POST /v1/messages`).
+
+    A model that refuses `thinking.type.enabled` is asked again with adaptive thinking, once,
+    and from then on (`_adaptive`: the models known to take nothing else)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._adaptive: set[str] = set()
 
     api: ClassVar[str] = API  # a cloud serving Messages names its own
 
@@ -266,11 +165,27 @@ class AnthropicProvider(HttpProvider):
         return headers
 
     async def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
-        """The records of one response; a `pause_turn` is continued until the turn ends.
+        """The records of one response; a `pause_turn` is continued until the turn ends."""
+        style: ThinkingStyle | None = "adaptive" if request.model.name in self._adaptive else None
+        try:
+            async for record in self._records(request, exchange, style):
+                yield record
+        except ProviderError as err:
+            if style is not None or not request.reasoning or not _refuses_enabled(err):
+                raise
+            self._adaptive.add(request.model.name)  # the refusal comes before any record
+            async for record in self._records(request, exchange, "adaptive"):
+                yield record
 
-        One loop reads every event (no inner generator: each hop costs every delta)."""
+    async def _records(
+        self, request: Request, exchange: Exchange, style: ThinkingStyle | None
+    ) -> AsyncGenerator[Record, None]:
+        """One loop reads every event (no inner generator: each hop costs every delta)."""
         with malformed(self.name):
-            body = request_body(request, self.api)
+            body = request_body(request, ttl=self.cache.ttl, style=style, api=self.api)
+            if request.tools and body.get("thinking", {}).get("type") == "enabled":
+                exchange = _Headers(exchange, {"anthropic-beta": INTERLEAVED})
+            ids = UniqueIds(request)
             seal = Sealer(request)
             total = request.model.no_usage  # each response priced alone: a tier is per request
             stop: str | None = None
@@ -314,9 +229,18 @@ class AnthropicProvider(HttpProvider):
                             kind = block["type"]
                             parts = []
                             if kind == "tool_use":
+                                block["id"] = ids(block.get("id"))
                                 call = PendingCall(string(block["id"]), string(block["name"]))
                             elif kind == "thinking":
                                 signature = block.get("signature") or ""
+                                if block.get("thinking"):  # whole, from some proxies
+                                    text = string(block["thinking"])
+                                    parts.append(text)
+                                    yield ReasoningDelta(text)
+                            elif kind == "text" and block.get("text"):
+                                text = string(block["text"])
+                                parts.append(text)
+                                yield TextDelta(text)
                         elif etype == "content_block_stop":
                             for record in _close(kind, block, parts, signature, call, seal):
                                 yield record

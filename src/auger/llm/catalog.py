@@ -120,7 +120,11 @@ def _pricing(entry: dict[str, Any]) -> Pricing | None:
     if "input" not in entry or "output" not in entry:
         return None
     return Pricing(
-        entry["input"], entry["output"], entry.get("cache_read"), entry.get("cache_write")
+        entry["input"],
+        entry["output"],
+        entry.get("cache_read"),
+        entry.get("cache_write"),
+        entry.get("cache_write_1h"),
     )
 
 

@@ -50,6 +50,7 @@ class Endpoint(msgspec.Struct, frozen=True):
     compat: dict[str, Any] = msgspec.field(default_factory=dict)
     script: str | None = None
     auth: Authorizer | None = None
+    cache: dict[str, Any] = msgspec.field(default_factory=dict)  # settings' "cache" object
 
 
 class ProviderClass(Protocol):

@@ -1,10 +1,11 @@
 """The OpenAI Chat Completions wire format, streamed: every OpenAI-compatible server speaks it.
 
-A pure request builder (`request_body`) and one state machine (`_Chunks`). What servers add
-beyond OpenAI's shape is read and, where the server needs it, sent back: DeepSeek's and
-llama.cpp's `reasoning_content`, OpenRouter's `reasoning_details`, Gemini's thought signatures
-(`extra_content.google.thought_signature` on a tool call). Those are kept in the message as a
-reasoning part whose signature is a JSON object (`_Extras`), sent back to the same provider only.
+A pure request builder (`auger.llm.openai_chat_body`) and one state machine (`_Chunks`). What
+servers add beyond OpenAI's shape is read and, where the server needs it, sent back: DeepSeek's
+and llama.cpp's `reasoning_content`, OpenRouter's `reasoning_details`, Gemini's thought
+signatures (`extra_content.google.thought_signature` on a tool call). Those are kept in the
+message as a reasoning part whose signature is a JSON object, sent back to the same provider
+only.
 """
 
 from __future__ import annotations
@@ -13,19 +14,11 @@ import json
 import secrets
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
-from auger.llm.formats import ApiName
-from auger.llm.messages import (
-    AssistantMessage,
-    ImagePart,
-    ReasoningPart,
-    ToolResultMessage,
-    UserMessage,
-    UserPart,
-)
+from auger.llm.openai_chat_body import API, Compat, chat_messages, request_body
 from auger.llm.provider import Exchange, Request
 from auger.llm.records import (
     FinishReasonDone,
@@ -36,13 +29,12 @@ from auger.llm.records import (
     TextDone,
     TokenUsageDone,
 )
-from auger.llm.sendable import CallIds, IdStyle, data_url, tool_arguments
 from auger.llm.textstream import recover, watch
-from auger.llm.usage import Usage
+from auger.llm.usage import Usage, tokens
 from auger.llm.wire import (
-    BearerCompat,
     HttpProvider,
     PendingCall,
+    UniqueIds,
     decode,
     incomplete,
     malformed,
@@ -50,8 +42,7 @@ from auger.llm.wire import (
     string,
 )
 
-API: ApiName = "chat-completions"
-_EXTRAS = '{"chat":'  # how a signature of this format begins
+__all__ = ["API", "Compat", "OpenAIChatProvider", "chat_messages", "request_body"]
 
 _FINISH_REASONS = {
     "stop": "stop",
@@ -62,136 +53,23 @@ _FINISH_REASONS = {
 }
 
 
-class Compat(BearerCompat, frozen=True, forbid_unknown_fields=True):
-    """What a server needs beyond OpenAI's defaults (`"compat"` in a provider's settings)."""
-
-    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
-    reasoning_content: bool = False  # send reasoning back as `reasoning_content` (DeepSeek)
-    tool_call_ids: IdStyle = "any"  # "mistral": nine letters and digits
-    tool_call_fallback: bool = False  # calls written as text become calls (`auger.llm.textcalls`)
-    small_model_guidance: bool | None = None  # None: with the fallback (`engine.prompt`)
-
-
-def _content_part(part: UserPart) -> dict[str, Any]:
-    if isinstance(part, ImagePart):
-        return {"type": "image_url", "image_url": {"url": data_url(part)}}
-    return {"type": "text", "text": part.text}
-
-
-def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
-    # plain text as a string: some local servers accept nothing else
-    if any(isinstance(p, ImagePart) for p in message.content):
-        return [_content_part(p) for p in message.content]
-    return message.text
-
-
-def _extras(message: AssistantMessage) -> dict[str, Any]:
-    """The server data kept on `message`: `reasoning_details`, `thought_signatures`."""
-    out: dict[str, Any] = {}
-    for part in message.content:
-        signature = part.signature if isinstance(part, ReasoningPart) else None
-        if signature and signature.startswith(_EXTRAS):
-            try:
-                out |= json.loads(signature)["chat"]
-            except (ValueError, KeyError, TypeError):
-                continue
-    return out
-
-
-def _assistant(
-    message: AssistantMessage, request: Request, compat: Compat, ids: CallIds
-) -> dict[str, Any] | None:
-    calls = message.tool_calls
-    text = message.text
-    ours = message.api == API and message.provider == request.model.provider
-    if not text and not calls:  # a turn of reasoning alone is not a message servers accept
-        return None
-    reasoning = "".join(p.text for p in message.content if isinstance(p, ReasoningPart))
-    out: dict[str, Any] = {"role": "assistant", "content": text or None}
-    extras = _extras(message) if ours else {}
-    if ours and compat.reasoning_content and reasoning:
-        out["reasoning_content"] = reasoning
-    if details := extras.get("reasoning_details"):
-        out["reasoning_details"] = details
-    if calls:
-        signatures = extras.get("thought_signatures") or {}
-        out["tool_calls"] = []
-        for c in calls:
-            call: dict[str, Any] = {
-                "id": ids(c.call_id),
-                "type": "function",
-                "function": {"name": c.name, "arguments": tool_arguments(c.arguments)},
-            }
-            if sig := signatures.get(c.call_id):
-                call["extra_content"] = {"google": {"thought_signature": sig}}
-            out["tool_calls"].append(call)
-    return out
-
-
-def chat_messages(request: Request, compat: Compat | None = None) -> list[dict[str, Any]]:
-    """The request's messages as chat messages, the system prompt first."""
-    compat = compat or Compat()
-    system = request.system
-    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    # tool messages carry text only: their images follow, as a user turn
-    images: list[ImagePart] = []
-    ids = CallIds(compat.tool_call_ids)
-    for message in request.messages:
-        if isinstance(message, ToolResultMessage):
-            out.append(
-                {"role": "tool", "tool_call_id": ids(message.call_id), "content": message.text}
-            )
-            images.extend(p for p in message.content if isinstance(p, ImagePart))
-            continue
-        if images:
-            out.append({"role": "user", "content": [_content_part(p) for p in images]})
-            images = []
-        if isinstance(message, AssistantMessage):
-            if turn := _assistant(message, request, compat, ids):
-                out.append(turn)
-        else:
-            out.append({"role": "user", "content": _user_content(message)})
-    if images:
-        out.append({"role": "user", "content": [_content_part(p) for p in images]})
-    return out
-
-
-def request_body(request: Request, compat: Compat | None = None) -> dict[str, Any]:
-    """The JSON body of a streamed chat completion."""
-    compat = compat or Compat()
-    body: dict[str, Any] = {
-        "model": request.model.name,
-        "messages": chat_messages(request, compat),
-        compat.max_tokens_field: request.max_tokens or request.model.max_output,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
-    if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": t.parameters,
-                },
-            }
-            for t in request.tools
-        ]
-    if request.reasoning:
-        body["reasoning_effort"] = request.reasoning
-    return body
-
-
 def _usage(chunk_usage: dict[str, Any] | None) -> Usage:
     if not chunk_usage:
         return Usage()
     details = chunk_usage.get("prompt_tokens_details") or {}
-    cached = details.get("cached_tokens")
+    cached = tokens(details.get("cached_tokens"))
     if cached is None:  # DeepSeek counts cache hits its own way
-        cached = chunk_usage.get("prompt_cache_hit_tokens")
+        cached = tokens(chunk_usage.get("prompt_cache_hit_tokens"))
+    # OpenRouter's cost of the request (https://openrouter.ai/docs/use-cases/usage-accounting)
+    cost = chunk_usage.get("cost")
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)):
+        raise TypeError(f"usage.cost is {type(cost).__name__}")
     return Usage(
-        chunk_usage.get("prompt_tokens") or 0, chunk_usage.get("completion_tokens") or 0, cached
+        tokens(chunk_usage.get("prompt_tokens")) or 0,
+        tokens(chunk_usage.get("completion_tokens")) or 0,
+        cached,
+        tokens(details.get("cache_write_tokens")),
+        None if cost is None else float(cost),
     )
 
 
@@ -237,10 +115,12 @@ def _merge_details(details: list[dict[str, Any]], pieces: Any) -> None:
 class _Chunks:
     """The state machine over one response's chunks: each `feed` returns the records it makes."""
 
-    def __init__(self) -> None:
+    def __init__(self, ids: UniqueIds) -> None:
         self.kind: str | None = None  # the open block: "text" or "reasoning"
         self.parts: list[str] = []
+        self.ids = ids
         self.by_index: dict[Any, PendingCall] = {}
+        self.sent_ids: dict[Any, str] = {}  # by index: the id the server gave (before `ids`)
         self.pending: list[PendingCall] = []  # calls not yet done, in the model's order
         self.called = 0
         self.finish: str | None = None
@@ -306,13 +186,14 @@ class _Chunks:
         call_id = piece.get("id")
         function = piece.get("function") or {}
         # a new id at a known index is a new call (servers without index)
-        if call is None or (call_id and call_id != call.call_id):
+        if call is None or (call_id and call_id != self.sent_ids.get(index)):
             self.called += 1
             call = PendingCall(
-                string(call_id or f"call_{self._step}_{self.called}"),
+                self.ids(string(call_id or f"call_{self._step}_{self.called}")),
                 string(function.get("name") or ""),
             )
             self.by_index[index] = call
+            self.sent_ids[index] = call_id or ""
             self.pending.append(call)
         google = (piece.get("extra_content") or {}).get("google") or {}
         if signature := google.get("thought_signature"):
@@ -359,9 +240,10 @@ class OpenAIChatProvider(HttpProvider):
 
     async def _records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
         with malformed(self.name):
-            state = _Chunks()
+            state = _Chunks(UniqueIds(request))
             done = False
-            events = self.events("/chat/completions", request_body(request, self.compat), exchange)
+            body = request_body(request, self.compat, self.cache)
+            events = self.events("/chat/completions", body, exchange)
             async with aclosing(events):
                 async for _, raw in events:
                     if raw == "[DONE]":
@@ -379,7 +261,8 @@ class OpenAIChatProvider(HttpProvider):
             state.end_calls(tail)
             for record in tail:
                 yield record
-            yield TokenUsageDone(request.model.price(_usage(state.usage)))
+            usage = _usage(state.usage)  # a cost the server reports is the cost
+            yield TokenUsageDone(usage if usage.cost is not None else request.model.price(usage))
             normalized = _FINISH_REASONS.get(state.finish or "", "other")
             if (
                 normalized == "stop" and state.called

@@ -33,11 +33,13 @@ from auger.llm.records import (
 )
 from auger.llm.replay import Replay, Sealer
 from auger.llm.sendable import data_url, tool_arguments
-from auger.llm.usage import Usage
+from auger.llm.usage import Usage, tokens
 from auger.llm.wire import (
     BearerCompat,
+    CacheSettings,
     HttpProvider,
     PendingCall,
+    UniqueIds,
     decode,
     incomplete,
     malformed,
@@ -47,6 +49,14 @@ from auger.llm.wire import (
 
 API: ApiName = "responses"
 _INCOMPLETE_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
+# An assistant message's `phase` ("commentary" or "final_answer") must go back as it came
+# (https://platform.openai.com/docs/api-reference/responses/object): it is kept as a reasoning
+# part with this signature, ahead of the message's text.
+_PHASE = '{"phase":'
+
+
+def _phase_mark(phase: str) -> str:
+    return json.dumps({"phase": phase})
 
 
 def _input_part(part: UserPart) -> dict[str, Any]:
@@ -77,16 +87,18 @@ def _reasoning_item(part: ReasoningPart, signature: str) -> dict[str, Any]:
 
 def _assistant_items(index: int, message: AssistantMessage, replay: Replay) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
+    phase: str | None = None  # of the text that follows
     for part in message.content:
         if isinstance(part, TextPart):
             if part.text:
-                items.append(
-                    {
-                        "type": "message",
-                        "role": "assistant",
-                        "content": [{"type": "output_text", "text": part.text}],
-                    }
-                )
+                item: dict[str, Any] = {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": part.text}],
+                }
+                if phase:
+                    item["phase"] = phase
+                items.append(item)
         elif isinstance(part, ToolCall):
             items.append(
                 {
@@ -97,7 +109,10 @@ def _assistant_items(index: int, message: AssistantMessage, replay: Replay) -> l
                 }
             )
         elif signature := replay.signature(index, part):
-            items.append(_reasoning_item(part, signature))
+            if signature.startswith(_PHASE):
+                phase = str(json.loads(signature)["phase"])
+            else:
+                items.append(_reasoning_item(part, signature))
     return items
 
 
@@ -131,7 +146,9 @@ def cache_key(request: Request) -> str:
     return "auger-" + hashlib.sha256(seed.encode()).hexdigest()[:24]
 
 
-def request_body(request: Request, *, summary: bool = True) -> dict[str, Any]:
+def request_body(
+    request: Request, *, summary: bool = True, cache: CacheSettings | None = None
+) -> dict[str, Any]:
     """The JSON body of a streamed, stateless Responses call.
 
     A reasoning model always gets its encrypted reasoning back (`store: false` keeps nothing
@@ -145,6 +162,8 @@ def request_body(request: Request, *, summary: bool = True) -> dict[str, Any]:
         "stream": True,
         "prompt_cache_key": cache_key(request),
     }
+    if cache is not None and cache.retention:  # "24h" keeps prefixes cached up to a day
+        body["prompt_cache_retention"] = cache.retention
     if request.system:
         body["instructions"] = request.system
     if request.tools:
@@ -190,7 +209,10 @@ def _usage(response: dict[str, Any]) -> Usage:
     usage = response.get("usage") or {}
     details = usage.get("input_tokens_details") or {}
     return Usage(
-        usage.get("input_tokens", 0), usage.get("output_tokens", 0), details.get("cached_tokens")
+        tokens(usage.get("input_tokens")) or 0,
+        tokens(usage.get("output_tokens")) or 0,
+        tokens(details.get("cached_tokens")),
+        tokens(details.get("cache_write_tokens")),
     )
 
 
@@ -218,6 +240,7 @@ class OpenAIResponsesProvider(HttpProvider):
         self, request: Request, exchange: Exchange, summary: bool
     ) -> AsyncIterator[Record]:
         seal = Sealer(request)
+        ids = UniqueIds(request)
         calls: dict[int, PendingCall] = {}  # open function calls by output index
         orphans: dict[int, list[str]] = {}  # argument pieces of calls never announced
         done_calls: set[int] = set()
@@ -226,7 +249,8 @@ class OpenAIResponsesProvider(HttpProvider):
         reasoning: list[str] = []
         final: dict[str, Any] | None = None
         ending = ""  # the terminal event's type
-        events = self.events("/responses", request_body(request, summary=summary), exchange)
+        body = request_body(request, summary=summary, cache=self.cache)
+        events = self.events("/responses", body, exchange)
         async with aclosing(events):
             async for _, raw in events:
                 data = decode(self.name, raw)
@@ -267,11 +291,13 @@ class OpenAIResponsesProvider(HttpProvider):
                     item = data["item"]
                     if item["type"] == "function_call":
                         calls[data["output_index"]] = PendingCall(
-                            string(item["call_id"]), string(item["name"])
+                            ids(string(item["call_id"])), string(item["name"])
                         )
                         called = True
                     elif item["type"] == "reasoning":
                         reasoning = []
+                    elif item["type"] == "message" and (phase := item.get("phase")):
+                        yield ReasoningDone("", _phase_mark(string(phase)))
                 elif etype == "response.output_item.done":
                     item = data["item"]
                     if item["type"] == "reasoning":
@@ -288,7 +314,7 @@ class OpenAIResponsesProvider(HttpProvider):
                     elif item["type"] == "function_call":
                         call = calls.pop(data["output_index"], None)
                         if call is None and data["output_index"] not in done_calls:
-                            call = PendingCall(string(item["call_id"]), string(item["name"]))
+                            call = PendingCall(ids(string(item["call_id"])), string(item["name"]))
                             if pieces := orphans.pop(data["output_index"], None):
                                 yield call.delta("".join(pieces))
                             called = True

@@ -27,6 +27,7 @@ class Usage(msgspec.Struct, frozen=True):
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
     cost: float | None = None
+    cache_write_1h_tokens: int | None = None  # of the writes, those kept an hour (Anthropic)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -35,6 +36,7 @@ class Usage(msgspec.Struct, frozen=True):
             _add_counts(self.cache_read_tokens, other.cache_read_tokens),
             _add_counts(self.cache_write_tokens, other.cache_write_tokens),
             None if self.cost is None or other.cost is None else self.cost + other.cost,
+            _add_counts(self.cache_write_1h_tokens, other.cache_write_1h_tokens),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -49,6 +51,8 @@ class Usage(msgspec.Struct, frozen=True):
             out["cache_write_tokens"] = self.cache_write_tokens
         if self.cost is not None:
             out["cost"] = self.cost
+        if self.cache_write_1h_tokens is not None:
+            out["cache_write_1h_tokens"] = self.cache_write_1h_tokens
         return out
 
     @classmethod
@@ -60,7 +64,21 @@ class Usage(msgspec.Struct, frozen=True):
             data.get("cache_read_tokens"),
             data.get("cache_write_tokens"),
             data.get("cost"),
+            data.get("cache_write_1h_tokens"),
         )
+
+
+def tokens(value: object) -> int | None:
+    """A token count from a server: `None` when absent; anything but a non-negative integer
+    is a malformed response (a `TypeError` or `ValueError`, which the formats report as a
+    `bad_response`)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"a token count is {type(value).__name__} {str(value)[:40]!r}")
+    if value < 0:
+        raise ValueError(f"a negative token count ({value})")
+    return value
 
 
 ZERO = Usage(cost=0.0)
@@ -68,12 +86,15 @@ ZERO = Usage(cost=0.0)
 
 
 class Pricing(msgspec.Struct, frozen=True):
-    """USD per million tokens; above `above` prompt tokens, `long` prices the whole request."""
+    """USD per million tokens; above `above` prompt tokens, `long` prices the whole request.
+
+    `cache_write` is the price of a 5-minute cache write, `cache_write_1h` of a 1-hour one."""
 
     input: float
     output: float
     cache_read: float | None = None
     cache_write: float | None = None
+    cache_write_1h: float | None = None
     above: int | None = None
     long: Pricing | None = None
 
@@ -87,5 +108,9 @@ class Pricing(msgspec.Struct, frozen=True):
         fresh = max(usage.input_tokens - cache_read - cache_write, 0)
         total = fresh * self.input + usage.output_tokens * self.output
         total += cache_read * (self.input if self.cache_read is None else self.cache_read)
-        total += cache_write * (self.input if self.cache_write is None else self.cache_write)
+        hour = min(usage.cache_write_1h_tokens or 0, cache_write)
+        total += (cache_write - hour) * (
+            self.input if self.cache_write is None else self.cache_write
+        )
+        total += hour * (self.input if self.cache_write_1h is None else self.cache_write_1h)
         return total / 1_000_000

@@ -12,6 +12,7 @@ from auger.llm.auth import Authorizer
 from auger.llm.errors import ProviderError, classify_status
 from auger.llm.formats import Endpoint
 from auger.llm.http import HttpClient
+from auger.llm.messages import AssistantMessage
 from auger.llm.provider import Exchange, Request
 from auger.llm.records import Record, ToolCallDelta, ToolCallDone
 from auger.llm.transport import Transport
@@ -108,11 +109,19 @@ class BearerCompat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     auth: Literal["bearer", "api-key"] = "bearer"  # `api-key: KEY` is Azure's header
 
 
+class CacheSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Settings' `cache` object: how long Anthropic-style cache entries live (`cache.ttl`) and
+    OpenAI's `prompt_cache_retention` (`cache.retention`; `None`: the server's default)."""
+
+    ttl: Literal["5m", "1h"] = "5m"
+    retention: Literal["in_memory", "24h"] | None = None
+
+
 class HttpProvider:
     """What every HTTP wire format shares: the constructor, one pooled client, `aclose`.
 
     `headers` go over the format's own (auth, version), names compared case-insensitively;
-    `compat` is validated into the format's `Compat` struct.
+    `compat` is validated into the format's `Compat` struct, `cache` into `CacheSettings`.
     """
 
     Compat: ClassVar[type[msgspec.Struct]] = NoCompat
@@ -129,12 +138,17 @@ class HttpProvider:
         compat: Mapping[str, Any] | None = None,
         transport: Transport | None = None,
         auth: Authorizer | None = None,
+        cache: Mapping[str, Any] | None = None,
     ) -> None:
         self.name = name
         try:
             self.compat: Any = msgspec.convert(dict(compat or {}), type=self.Compat)
         except msgspec.ValidationError as exc:
             raise ValueError(f'provider {name!r}: "compat": {exc}') from None
+        try:
+            self.cache = msgspec.convert(dict(cache or {}), type=CacheSettings)
+        except msgspec.ValidationError as exc:
+            raise ValueError(f'settings "cache": {exc}') from None
         extra = {k.lower(): v for k, v in (headers or {}).items()}
         self._auth = auth
         self._http = self.Client(
@@ -153,6 +167,7 @@ class HttpProvider:
             compat=endpoint.compat,
             transport=transport,
             auth=endpoint.auth,
+            cache=endpoint.cache,
         )
 
     def records(self, request: Request, exchange: Exchange) -> AsyncGenerator[Record, None]:
@@ -222,6 +237,32 @@ class Authorized:
     async def after_response(self, url: str, status: int, headers: dict[str, str]) -> None:
         """The wrapped hooks."""
         await self.inner.after_response(url, status, headers)
+
+
+class UniqueIds:
+    """Tool-call ids for one response, unique within it and among the calls of the history
+    it answers: a server that repeats an id (or sends none) gets a fresh one, so each result
+    maps back to its own call."""
+
+    __slots__ = ("_used",)
+
+    def __init__(self, request: Request) -> None:
+        self._used = {
+            c.call_id
+            for m in request.messages
+            if isinstance(m, AssistantMessage)
+            for c in m.tool_calls
+        }
+
+    def __call__(self, call_id: str | None) -> str:
+        """`call_id` when it is new, else (or when missing) a fresh id derived from it."""
+        base = call_id or "call"
+        fresh, n = base, 1
+        while fresh in self._used or not fresh:
+            n += 1
+            fresh = f"{base}_{n}"
+        self._used.add(fresh)
+        return fresh
 
 
 class PendingCall:

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 import msgspec
 
 from auger.llm.messages import (
-    AssistantMessage,
     ImagePart,
     Message,
     ReasoningPart,
@@ -16,19 +15,24 @@ from auger.llm.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from auger.session.context import latest_compaction
+from auger.session.context import build_context, latest_compaction
 from auger.session.entries import CompactionEntry, Entry, MessageEntry
 
 CHARS_PER_TOKEN = 4
 IMAGE_TOKENS = 1200
-TOOL_RESULT_CHARS = 2000
 
-SUMMARY_SYSTEM = (
-    "You write the working memory of a coding agent. You are given a conversation between a "
-    "user and the agent (and sometimes an earlier summary of it). Write a summary that lets "
-    "the agent continue the work without the conversation. Be specific: names of files, "
-    "functions, commands, errors and decisions. Do not continue the conversation or answer "
-    "questions in it."
+SUMMARY_TASK = (
+    "Stop here: do not call tools and do not continue the work. Write the working memory of "
+    "this conversation instead — a summary of everything above this message that lets you "
+    "continue the work without it (the latest messages are kept after the summary). Be "
+    "specific: names of files, functions, commands, errors and decisions."
+)
+"""How the summary request's last user message opens (it follows the conversation as-is)."""
+BRANCH_TASK = (
+    "Stop here: do not call tools and do not continue the work. The user is leaving this "
+    "branch of the conversation for an earlier point of it. Write a summary of what was done "
+    "and learned here, so the work can go on from that point without repeating it. Be "
+    "specific: names of files, functions, commands, errors and decisions."
 )
 
 SUMMARY_FORMAT = """Write the summary in exactly these sections (Markdown):
@@ -105,39 +109,39 @@ def plan(branch: Sequence[Entry], keep_recent_tokens: int) -> Plan | None:
     )
 
 
-def transcript(messages: Sequence[Message]) -> str:
-    """The messages as plain text for the summariser (long tool results shortened)."""
-    lines: list[str] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            lines.append(f"[User]\n{message.text}")
-        elif isinstance(message, AssistantMessage):
-            for part in message.content:
-                if isinstance(part, TextPart):
-                    lines.append(f"[Agent]\n{part.text}")
-                elif isinstance(part, ToolCall):
-                    lines.append(f"[Agent calls {part.name}] {part.arguments}")
-        else:
-            text = message.text
-            if len(text) > TOOL_RESULT_CHARS:
-                text = text[:TOOL_RESULT_CHARS] + f"\n[… {len(text) - TOOL_RESULT_CHARS} chars]"
-            status = " (error)" if message.is_error else ""
-            lines.append(f"[Result of {message.name}{status}]\n{text}")
-    return "\n\n".join(lines)
-
-
-def summary_request_text(
-    older: Sequence[Message], previous: str | None, instruction: str | None
-) -> str:
-    """The user message that asks the model for the summary."""
-    parts = []
+def summary_request_text(previous: bool, instruction: str | None) -> str:
+    """The user message that asks the model for the summary of the messages before it."""
+    parts = [SUMMARY_TASK]
     if previous:
         parts.append(
-            "Here is the earlier summary of this conversation. Update it with what happened "
-            f"since, keeping everything that still matters:\n<summary>\n{previous}\n</summary>"
+            "The conversation above opens with an earlier summary of it. Update it with what "
+            "happened since, keeping everything that still matters."
         )
-    parts.append(f"<conversation>\n{transcript(older)}\n</conversation>")
     if instruction:
         parts.append(f"The user asks you to focus on: {instruction}")
     parts.append(SUMMARY_FORMAT)
     return "\n\n".join(parts)
+
+
+def summary_messages(
+    branch: Sequence[Entry], planned: Plan, instruction: str | None
+) -> list[Message]:
+    """The summary request's messages: the branch as the model is sent it, up to the first
+    kept message, then the request for the summary.
+
+    They are a prefix of what the model was last sent (same system prompt and tools go with
+    them), so a prompt cache serves everything but the request itself — a transcript in a
+    fresh prompt would be billed in full."""
+    messages = build_context(branch)
+    first = next(
+        e.message for e in branch if isinstance(e, MessageEntry) and e.id == planned.first_kept_id
+    )
+    cut = next((i for i, m in enumerate(messages) if m is first), len(messages))
+    ask = UserMessage.of(summary_request_text(planned.previous is not None, instruction))
+    return [*messages[:cut], ask]
+
+
+def branch_summary_messages(messages: Sequence[Message]) -> list[Message]:
+    """The request for the summary of a branch being left: `messages` (the branch as the
+    model is sent it, a cached prefix) and the request."""
+    return [*messages, UserMessage.of(f"{BRANCH_TASK}\n\n{SUMMARY_FORMAT}")]
