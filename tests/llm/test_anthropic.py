@@ -51,9 +51,18 @@ WEATHER = ToolSpec(
 )
 
 
-def priced(input_tokens: int, output_tokens: int, read: int | None = 0, write: int | None = 0):
-    """The usage record the haiku model yields for these counts."""
-    return TokenUsageDone(MODEL.price(Usage(input_tokens, output_tokens, read, write)))
+def priced(
+    input_tokens: int,
+    output_tokens: int,
+    read: int | None = 0,
+    write: int | None = 0,
+    hour: int | None = 0,
+):
+    """The usage record the haiku model yields for these counts (the recordings' usage says
+    how many of the writes were 1-hour ones: none)."""
+    return TokenUsageDone(
+        MODEL.price(Usage(input_tokens, output_tokens, read, write, cache_write_1h_tokens=hour))
+    )
 
 
 # --- recorded streams -------------------------------------------------------------------------
@@ -390,7 +399,7 @@ async def test_text_then_two_tool_calls_with_cache_usage(wire, check):
         ToolCallDelta("toolu_a", "read", '{"path": "a.py"}'),
         ToolCallDone("toolu_a", "read", '{"path": "a.py"}'),
         ToolCallDone("toolu_b", "ls", "{}"),
-        priced(3512, 40, read=3000, write=500),
+        priced(3512, 40, read=3000, write=500, hour=None),
         FinishReasonDone("tool_calls", "tool_use"),
     ]
     cost = (12 * 1.0 + 40 * 5.0 + 3000 * 0.1 + 500 * 1.25) / 1e6
