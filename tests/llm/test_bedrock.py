@@ -245,7 +245,7 @@ async def test_the_body_keeps_thinking_and_cache_breakpoints_and_counts_cache_re
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from auger.llm.formats import FORMATS, Endpoint
-    from auger.llm.messages import UserMessage
+    from auger.llm.messages import AssistantMessage, TextPart, UserMessage
     from auger.llm.provider import Model, PassThrough, Request
     from auger.llm.records import TokenUsageDone
     from auger.llm.usage import Usage
@@ -263,7 +263,12 @@ async def test_the_body_keeps_thinking_and_cache_breakpoints_and_counts_cache_re
     with FakeServer() as server:
         server.queue(Reply(body=reframe(sse), headers={"content-type": STREAM}))
         provider = FORMATS["bedrock"].build(Endpoint("bedrock", server.url))
-        request = Request(model, "Be brief.", (UserMessage.of("hi"),), reasoning="low")
+        history = (
+            UserMessage.of("hi"),
+            AssistantMessage((TextPart("Hello."),)),
+            UserMessage.of("again"),
+        )
+        request = Request(model, "Be brief.", history, reasoning="low")
         try:
             records = [r async for r in provider.stream(request, PassThrough())]
         finally:

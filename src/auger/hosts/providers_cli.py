@@ -110,12 +110,12 @@ def _sign_in(provider: str) -> str:
     from auger.config.providers import BUILTIN
 
     home = Path(os.environ.get("HOME") or Path.home())
-    if provider in ("bedrock", "vertex"):
+    row = BUILTIN.get(provider, {})
+    if row.get("sign_in"):  # a cloud: its own credential chain, in its format's module
         from importlib import import_module
 
-        state = import_module(f"auger.llm.{provider}").sign_in_state
+        state = import_module(f"auger.llm.{row['api']}").sign_in_state
         return str(state(os.environ, home))
-    row = BUILTIN.get(provider, {})
     if row.get("signin"):
         from auger.config.credentials import load_signin
 
