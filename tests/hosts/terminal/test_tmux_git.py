@@ -19,9 +19,7 @@ pytestmark = [
 ]
 
 
-def test_typing_at_runs_no_fsmonitor_of_the_repository(
-    project: Project, panes: list[Pane]
-) -> None:
+def test_typing_at_runs_no_fsmonitor_of_the_repository(project: Project, panes: list[Pane]) -> None:
     mark = project.root.parent / "fsmonitor-ran"
     subprocess.run(["git", "init", "-q", str(project.root)], check=True)
     (project.root / "alpha_notes.txt").write_text("a\n")
