@@ -39,6 +39,7 @@ SandboxMode = Literal["read-only", "workspace-write", "off"]
 # auger's and Claude Code's project settings, extensions and hooks, MCP servers, and git's
 # configuration and hooks. (".git" itself is handled apart: see `_protect`.)
 PROTECTED = (".auger", ".claude", ".mcp.json", ".git/config", ".git/hooks", ".git/info")
+_PRIVILEGES = ("--unshare-user", "--cap-drop", "ALL", "--disable-userns")
 _KERNEL_KNOBS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs")
 # Where absent, each is held by an empty read-only folder (nothing reads a folder named
 # `.mcp.json` as servers, should a crash leave it behind); `.git/config` by an empty file,
@@ -61,11 +62,9 @@ def probe(bwrap: str | None, platform: str = sys.platform) -> str | None:
         return "bwrap is not installed"
     if not os.access(bwrap, os.X_OK):
         return f"bwrap does not start ({bwrap} is not an executable file)"
-    from auger.tools import seccomp
-
-    if (problem := seccomp.program()[1]) is not None:
-        return problem
-    argv = [*_base_args(bwrap, network=False), "--", "/bin/true"]
+    # what could be missing (user namespaces, dropping capabilities); the rest of a command's
+    # namespaces cost milliseconds a start need not pay, and a command fails closed without them
+    argv = [bwrap, "--ro-bind", "/", "/", *_PRIVILEGES, "--", "/bin/true"]
     try:
         done = subprocess.run(argv, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -76,19 +75,24 @@ def probe(bwrap: str | None, platform: str = sys.platform) -> str | None:
     return None
 
 
-def _base_args(bwrap: str, network: bool) -> list[str]:
-    from auger.tools import seccomp
-
-    # `sh` opens the sealed filter afresh for each start, as descriptor 3 of bwrap
-    args = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', seccomp.path(), bwrap, "--seccomp", "3"]
-    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+def _namespaces(network: bool) -> list[str]:
+    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for path in _KERNEL_KNOBS:  # root's uid outside would let a write through to the kernel
         args += ["--ro-bind-try", path, path]
-    args += ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--die-with-parent"]
-    args += ["--cap-drop", "ALL", "--disable-userns"]
+    args += [*_PRIVILEGES, "--unshare-pid", "--unshare-ipc", "--die-with-parent"]
     if not network:
         args.append("--unshare-net")
     return args
+
+
+def _base_args(bwrap: str, network: bool) -> list[str]:
+    """bwrap's argv up to the mounts of one sandbox; an `OSError` when the seccomp filter
+    cannot be had (compiled at the first command, not at start-up: it costs a few ms)."""
+    from auger.tools import seccomp
+
+    # `sh` opens the sealed filter afresh for each start, as descriptor 3 of bwrap
+    shell = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', seccomp.path()]
+    return [*shell, bwrap, "--seccomp", "3", *_namespaces(network)]
 
 
 class Sandbox:
@@ -209,7 +213,13 @@ class Sandbox:
                 f"the {self.mode} sandbox cannot start: {self.problem or 'bwrap is not installed'}"
                 f" — the command did not run; {INSTALL_HINT}",
             )
-        args = _base_args(self.bwrap, self.network)
+        try:
+            args = _base_args(self.bwrap, self.network)
+        except OSError as exc:
+            raise ToolError(
+                "sandbox_unavailable",
+                f"the {self.mode} sandbox cannot start: {exc} — the command did not run",
+            ) from None
         for root in self.writable():
             args += ["--bind", str(root), str(root)]
         args += self._hide_home()
