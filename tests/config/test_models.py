@@ -149,6 +149,7 @@ def test_an_ambiguous_model_lists_the_candidates() -> None:
         choose_model("mini", {}, {})
     assert "ambiguous" in str(err.value)
     assert "openai/gpt-4.1-mini" in str(err.value) and "openai/gpt-5-mini" in str(err.value)
+    assert "gemini" not in str(err.value)  # a partial match starts a word of the name
 
 
 def test_an_alias_after_the_provider_resolves_to_the_catalog_name() -> None:

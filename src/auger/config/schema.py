@@ -122,6 +122,10 @@ KEYS: tuple[Key, ...] = (
     Key("sandbox", "object"),
     Key("sandbox.mode", "string", choices=SANDBOX_MODES),
     Key("sandbox.network", "boolean"),
+    Key("shell", "object"),
+    Key("shell.env", "object"),
+    Key("shell.env.include", "strings"),  # key-like variables model-run commands may get
+    Key("shell.env.exclude", "strings", merge="concat"),
 )
 _BY_PATH = {k.path: k for k in KEYS}
 _DEPTH = max(k.path.count(".") + 1 for k in KEYS)

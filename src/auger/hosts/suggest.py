@@ -27,12 +27,13 @@ def unrecognized(p: argparse.ArgumentParser, unknown: list[str]) -> str:
 def mistyped_model(spec: str, settings: Mapping[str, Any]) -> str | None:
     """Why `provider/name` is most likely a typo: the catalog knows the provider but not the
     name, nor do settings, and knows a name very like it. `None` when it may well be real."""
+    from auger.config.providers import BUILTIN
     from auger.llm.catalog import blocks
 
     provider, _, name = spec.partition("/")
     block = blocks().get(provider)
-    if block is None or not name:
-        return None
+    if block is None or not name or BUILTIN.get(provider, {}).get("signin"):
+        return None  # a signed-in account offers models of its own, fetched at sign-in
     names = {*block.models, *block.snapshots, *block.aliases, *block.retired}
     providers = settings.get("providers")
     own = providers.get(provider) if isinstance(providers, dict) else None

@@ -9,6 +9,7 @@ candidates, and a retired one names its replacement.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -98,9 +99,9 @@ def find(name: str, extra: Iterable[str] = ()) -> str | None:
     exact = [s for s in every if s.partition("/")[2] == name]
     if not exact:
         exact = [f"{p}/{b.aliases[name]}" for p, b in blocks().items() if name in b.aliases]
-    if not exact:
-        lowered = name.lower()
-        exact = [s for s in every if lowered in s.partition("/")[2].lower()]
+    if not exact:  # a partial match starts a word of the name: `mini` is not in `gemini`
+        starts = re.compile(r"(?:^|[-._])" + re.escape(name.lower()))
+        exact = [s for s in every if starts.search(s.partition("/")[2].lower())]
     makers = [s for s in exact if not getattr(blocks().get(s.partition("/")[0]), "hosts", False)]
     exact = makers or exact
     if len({_model_of(spec) for spec in exact}) > 1:

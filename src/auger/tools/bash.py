@@ -91,7 +91,8 @@ async def bash(
     if run_in_background:
         return await _background(command, ctx)
     seconds = timeout or DEFAULT_TIMEOUT
-    argv, env = command_argv(command, ctx.cwd, ctx.env, ctx.sandbox)
+    scripts = None if ctx.jobs is None else ctx.jobs.directory()
+    argv, env = command_argv(command, ctx.cwd, ctx.env, ctx.sandbox, scripts)
     try:
         return await _foreground(argv, env, seconds, ctx)
     finally:

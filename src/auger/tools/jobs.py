@@ -26,20 +26,38 @@ from auger.tools.truncate import MAX_BYTES, format_size, tail
 KILL_GRACE = 0.5  # seconds between SIGTERM and SIGKILL
 
 
-def shell_argv(command: str, env: Mapping[str, str]) -> list[str]:
-    """How to run `command`: `bash -c` when bash is on the PATH, else `/bin/sh -c`."""
+# Linux refuses one argument of 128 KiB or more (MAX_ARG_STRLEN): a longer command goes to
+# the shell as a script file instead of `-c` text.
+LONGEST_ARGUMENT = 96 * 1024
+
+
+def shell_argv(command: str, env: Mapping[str, str], scripts: Path | None = None) -> list[str]:
+    """How to run `command`: `bash -c` when bash is on the PATH, else `/bin/sh -c`; a command
+    too long for one argument is written to a script in `scripts` (the session's temp)."""
     import shutil
 
     shell = shutil.which("bash", path=env.get("PATH", os.defpath)) or "/bin/sh"
-    return [shell, "-c", command]
+    data = command.encode("utf-8", "surrogateescape")
+    if len(data) < LONGEST_ARGUMENT or scripts is None:
+        return [shell, "-c", command]
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="command-", suffix=".sh", dir=scripts)
+    with os.fdopen(fd, "wb") as script:
+        script.write(data)
+    return [shell, path]
 
 
 def command_argv(
-    command: str, cwd: Path, env: Mapping[str, str], sandbox: Sandbox | None
+    command: str,
+    cwd: Path,
+    env: Mapping[str, str],
+    sandbox: Sandbox | None,
+    scripts: Path | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """The argv and environment that run `command`, inside `sandbox` when there is one (a
     tool error when it was asked for and cannot start: the command never runs unconfined)."""
-    argv = shell_argv(command, env)
+    argv = shell_argv(command, env, scripts)
     return sandbox.wrap(argv, cwd, env) if sandbox is not None else (argv, dict(env))
 
 
@@ -151,7 +169,7 @@ class Jobs:
     ) -> Job:
         """Start `command` in its own process group (in `sandbox`, if any), stdin closed,
         output to a file."""
-        argv, run_env = command_argv(command, cwd, env, sandbox)
+        argv, run_env = command_argv(command, cwd, env, sandbox, self.directory())
         job_id = f"job{len(self._jobs) + 1}"
         path = self.directory() / f"{job_id}.log"
         try:

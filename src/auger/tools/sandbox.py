@@ -40,7 +40,10 @@ SandboxMode = Literal["read-only", "workspace-write", "off"]
 # configuration and hooks. (".git" itself is handled apart: see `_protect`.)
 PROTECTED = (".auger", ".claude", ".mcp.json", ".git/config", ".git/hooks", ".git/info")
 _KERNEL_KNOBS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs")
-_FILES = frozenset({".mcp.json", ".git/config"})  # made as files where absent, not folders
+# Where absent, each is held by an empty read-only folder (nothing reads a folder named
+# `.mcp.json` as servers, should a crash leave it behind); `.git/config` by an empty file,
+# since git refuses a folder there.
+_FILES = frozenset({".git/config"})
 INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap) or pass --sandbox off"
 
 

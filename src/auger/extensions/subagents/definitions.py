@@ -11,9 +11,7 @@ definition of the same name until the project is trusted.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,6 +19,7 @@ import msgspec
 
 from auger.commands.frontmatter import FrontMatterError, split
 from auger.commands.paths import upward
+from auger.config.textfile import TextFileError, read_text
 from auger.extensions.permissions.rules import CLAUDE_NAMES
 
 Origin = Literal["built-in", "user", "project"]
@@ -81,17 +80,12 @@ def tool_names(value: Any) -> tuple[str, ...] | None:
 
 
 def _read_text(path: Path, root: Path) -> str:
-    """A definition file's text: a regular file, a symlink only when it resolves in `root`."""
-    if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
-        raise ValueError("a symlink that leaves its folder")
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(file.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError("not a regular file")
-        if info.st_size > MAX_BYTES:
-            raise ValueError(f"larger than {MAX_BYTES} bytes")
-        return file.read(MAX_BYTES).decode("utf-8")
+    """A definition file's text, read by the one safe reader (`config.textfile`): a regular
+    file, a symlink only when it resolves in `root`."""
+    try:
+        return read_text(path, [root], MAX_BYTES)
+    except TextFileError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def load(path: Path, root: Path, origin: Origin) -> Definition:

@@ -24,10 +24,16 @@ FIRST_RUN_QUESTIONS = 3
 
 
 def reachable(provider: str, keys: Mapping[str, str], settings: Mapping[str, Any]) -> bool:
-    """Whether `provider` is known and has the key it needs (or needs none)."""
+    """Whether `provider` is known and has the key it needs (or needs none). A provider that
+    needs a sign-in or a cloud's credentials instead of a key does not count: it is chosen by
+    name, after `auger login`."""
+    from auger.config.providers import BUILTIN
+
     try:
         config = provider_config(provider, keys, settings)
     except ConfigError:
+        return False
+    if config.signin or BUILTIN.get(provider, {}).get("sign_in"):
         return False
     return config.key_env is None or bool(config.api_key)
 
