@@ -210,6 +210,7 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_does_only_the_rest(tmp_path: Pat
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")
 def test_ctrl_c_on_ray_stops_the_cluster_it_started_and_the_results_resume_anywhere(
     tmp_path: Path,
 ) -> None:
