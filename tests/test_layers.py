@@ -20,6 +20,11 @@ LAYERS = [
 ]
 HOSTS = 7
 ENV_DEFAULT = {"auger/runtime.py"}  # `env=None` means the process environment, by design
+ENVIRONMENT = {"os.environ", "os.environb", "os.getenv", "os.getenvb"}
+STREAMS = {
+    *("sys.stdin", "sys.stdout", "sys.stderr"),
+    *("sys.__stdin__", "sys.__stdout__", "sys.__stderr__"),
+}
 
 
 def layer_of(module: str) -> int:
@@ -52,6 +57,17 @@ def imports(tree: ast.Module) -> list[str]:
     return [m for m in found if m == "auger" or m.startswith("auger.")]
 
 
+def library_nodes(tree: ast.Module) -> list[ast.AST]:
+    """Every node but those under `if __name__ == "__main__":` (a child process's own program)."""
+    main = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'"
+    ]
+    inside = {id(n) for block in main for n in ast.walk(block)}
+    return [node for node in ast.walk(tree) if id(node) not in inside]
+
+
 def test_no_module_imports_a_layer_above_it() -> None:
     problems = []
     for name, _, tree in modules():
@@ -65,13 +81,17 @@ def test_no_module_imports_a_layer_above_it() -> None:
 def test_below_the_hosts_nothing_prints_or_reads_the_environment() -> None:
     problems = []
     for name, path, tree in modules():
-        if layer_of(name) >= HOSTS - 1:
+        if layer_of(name) >= HOSTS:
             continue
         rel = str(path.relative_to(SRC.parent))
-        for node in ast.walk(tree):
+        for node in library_nodes(tree):
             if isinstance(node, ast.Call) and ast.unparse(node.func) == "print":
                 problems.append(f"{rel}:{node.lineno} prints")
+            if isinstance(node, ast.ImportFrom) and node.module in ("os", "sys"):
+                for alias in node.names:
+                    if f"{node.module}.{alias.name}" in ENVIRONMENT | STREAMS:
+                        problems.append(f"{rel}:{node.lineno} imports {node.module}.{alias.name}")
             text = ast.unparse(node) if isinstance(node, ast.Attribute) else ""
-            if text in ("os.environ", "os.getenv") and rel not in ENV_DEFAULT:
+            if text in STREAMS or (text in ENVIRONMENT and rel not in ENV_DEFAULT):
                 problems.append(f"{rel}:{node.lineno} reads {text}")
     assert problems == []

@@ -53,6 +53,11 @@ from auger.tools.base import Tool
 from auger.tools.sandbox import Sandbox
 
 
+def environment(env: Mapping[str, str] | None) -> dict[str, str]:
+    """`env`, or the process environment when it is `None`: the Runtime's documented default."""
+    return dict(os.environ if env is None else env)
+
+
 class Runtime:
     """An agent you embed: give it a model, prompt it, read the records it streams.
 
@@ -84,7 +89,7 @@ class Runtime:
         idle_before_turn_end: bool = False,
         reread: Callable[[], Mapping[str, Any]] | None = None,
     ) -> None:
-        env = dict(os.environ if env is None else env)
+        env = environment(env)
         cwd = Path(cwd or os.getcwd()).resolve()
         home = Path(home) if home is not None else auger_home(env)
         loaded = load_settings(home, cwd) if settings is None else None

@@ -15,7 +15,8 @@ from auger.batch import Task, load_tasks, read_results, run, stream
 from support.batch import home_env, tasks_file, without_timings
 from support.ray_cluster import local_cluster
 
-pytestmark = pytest.mark.slow
+# one Ray cluster at a time: under pytest-xdist the Ray tests share one worker
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 
 @pytest.fixture(scope="module")

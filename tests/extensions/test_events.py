@@ -764,6 +764,31 @@ async def test_before_provider_request_merges_headers_and_replaces_the_body(
     assert responses[1]["headers"]["content-type"] == "text/event-stream"
 
 
+async def test_the_scripted_provider_fires_the_provider_request_events(
+    tmp_path: Path, exts: Extensions
+) -> None:
+    ext = exts.write(
+        "wire",
+        """
+        def tag(event):
+            record(event)
+            return {"headers": {"x-team": "tools"}, "body": event.body | {"temperature": 0}}
+
+        def extension(g):
+            g.on("before_provider_request", tag)
+            g.on("after_provider_response", record)
+        """,
+    )
+    provider = ScriptedProvider(["hi"], name="offline")
+    await collect(runtime(tmp_path, provider, ext), "hello")
+    (seen,) = exts.seen("before_provider_request")
+    assert (seen["url"], seen["headers"]) == ("scripted://offline", {})
+    assert seen["body"]["messages"][-1]["content"][-1]["text"] == "hello"
+    assert provider.sent == [({"x-team": "tools"}, seen["body"] | {"temperature": 0})]
+    responses = exts.seen("after_provider_response")
+    assert [(r["url"], r["status"]) for r in responses] == [("scripted://offline", 200)]
+
+
 # -- the chain rule (SPEC §2.1) ---------------------------------------------------------------
 
 

@@ -101,6 +101,30 @@ def test_a_batch_reports_the_broken_line_and_prints_the_table(tmp_path: Path) ->
     assert (table.returncode, table.stdout) == (0, done.stdout)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("keep", [True, False], ids=["keep", "default"])
+def test_keep_leaves_each_working_copy_with_what_the_agent_wrote(
+    tmp_path: Path, keep: bool
+) -> None:
+    env = home_env(tmp_path)
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "calc.py").write_text("a - b\n")
+    line = {"id": "w", "prompt": "write", "model": "writer/m", "path": "repo"}
+    tasks = tmp_path / "one.jsonl"
+    tasks.write_text(json.dumps(line | {"permission_mode": "auto"}) + "\n")
+    flags = ["--keep"] if keep else []
+    done = batch(tmp_path, env, tasks, "--workdirs", "copies", *flags)
+    assert done.returncode == 0, done.stderr
+    copies = sorted((tmp_path / "copies").glob("*/w"))
+    if keep:
+        (copy,) = copies
+        assert (copy / "answer.txt").read_text() == "42\n"
+        assert (copy / "calc.py").read_text() == "a - b\n"
+    else:
+        assert copies == [] and list((tmp_path / "copies").iterdir()) == []
+    assert (tmp_path / "repo" / "calc.py").read_text() == "a - b\n"  # the source untouched
+
+
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     env = home_env(tmp_path)
     nothing = batch(tmp_path, env)
@@ -186,6 +210,7 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_does_only_the_rest(tmp_path: Pat
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")
 def test_ctrl_c_on_ray_stops_the_cluster_it_started_and_the_results_resume_anywhere(
     tmp_path: Path,
 ) -> None:

@@ -25,8 +25,8 @@ from auger.llm.records import (
 )
 from auger.llm.transport import HttpRequest, Response, Timeouts
 
-# CI lays a copy of shared/ beside the checkout, as it is beside /work/main.
-RECORDED = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "recorded"
+# Real API traffic, kept in the repository (provenance and licence in its README.md).
+RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "recorded"
 
 _RECORDED_FIXTURES = {"anthropic_sse": "anthropic", "responses_sse": "openai-responses"}
 
@@ -37,21 +37,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         if fixture not in metafunc.fixturenames:
             continue
         files = sorted((RECORDED / folder).glob("*.sse"))
-        if files:
-            metafunc.parametrize(fixture, files, ids=[f.stem for f in files])
-        else:
-            reason = f"no recorded traffic at {RECORDED / folder} (shared/ goes beside the repo)"
-            metafunc.parametrize(fixture, [pytest.param(None, marks=pytest.mark.skip(reason))])
+        if not files:
+            pytest.fail(f"no recorded traffic at {RECORDED / folder}", pytrace=False)
+        metafunc.parametrize(fixture, files, ids=[f.stem for f in files])
 
 
 @pytest.fixture
 def recorded() -> Callable[[str, str], Path]:
-    """The path of one recorded file, `recorded("anthropic", "name.sse")`; skips if missing."""
+    """The path of one recorded file, `recorded("anthropic", "name.sse")`; fails if missing."""
 
     def find(folder: str, name: str) -> Path:
         path = RECORDED / folder / name
         if not path.is_file():
-            pytest.skip(f"no recorded traffic at {path}")
+            pytest.fail(f"no recorded traffic at {path}", pytrace=False)
         return path
 
     return find

@@ -15,6 +15,9 @@ import pytest
 from support.cli import Project, json_lines
 from support.gguf import join, missing
 
+# the model is joined once and run by one llama.cpp server at a time: one xdist worker
+pytestmark = pytest.mark.xdist_group("gguf")
+
 
 @pytest.fixture(scope="module")
 def gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:

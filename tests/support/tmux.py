@@ -4,7 +4,9 @@ what a person would see on the screen."""
 from __future__ import annotations
 
 import shlex
+import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Sequence
@@ -23,13 +25,21 @@ class Pane:
     ) -> None:
         """`auger ARGS` in `cwd` (the project's root), run by `under` (a wrapper's argv)."""
         self.socket = f"auger-test-{uuid.uuid4().hex[:12]}"
-        # The server's socket goes in the test's own directory, not the shared /tmp/tmux-UID.
-        sockets = project.root.parent / "tmux"
-        sockets.mkdir(exist_ok=True)
-        self._env = {**project.env, "TERM": "xterm-256color", "TMUX_TMPDIR": str(sockets)}
+        # The server's socket goes in a directory of its own, not the shared /tmp/tmux-UID, and
+        # a short one: under pytest-xdist the test's own directory is too deep for the 107
+        # bytes a Unix socket's path may have.
+        self._sockets = tempfile.mkdtemp(prefix="tmux-", dir="/tmp")
+        self._env = {**project.env, "TERM": "xterm-256color", "TMUX_TMPDIR": self._sockets}
         # The exit status comes through a shell: tmux may not have reaped auger when asked.
         self._status = project.root.parent / f"{self.socket}.status"
         wrapper = f'"$@"; echo $? > {shlex.quote(str(self._status))}'
+        try:
+            self._start(cwd or project.root, wrapper, [*under, *project.command(*args)])
+        except BaseException:
+            self.kill()
+            raise
+
+    def _start(self, cwd: Path, wrapper: str, argv: list[str]) -> None:
         self.tmux(
             "-f",
             "/dev/null",
@@ -42,13 +52,12 @@ class Pane:
             "-y",
             "30",
             "-c",
-            str(cwd or project.root),
+            str(cwd),
             "sh",
             "-c",
             wrapper,
             "sh",
-            *under,
-            *project.command(*args),
+            *argv,
             ";",
             "set-option",
             "-g",
@@ -95,6 +104,15 @@ class Pane:
                 raise AssertionError(f"never saw {needles!r} on the screen:\n{screen}")
             time.sleep(0.05)
 
+    def wait_idle(self, timeout: float = 10) -> str:
+        """The screen, once no turn runs (its spinner's `esc to cancel` is gone)."""
+        deadline = time.monotonic() + timeout
+        while "esc to cancel" in (screen := self.screen()):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the turn never ended:\n{screen}")
+            time.sleep(0.05)
+        return screen
+
     def exit_status(self, timeout: float = 10) -> int:
         """The status `auger` exited with, once it has."""
         deadline = time.monotonic() + timeout
@@ -109,6 +127,7 @@ class Pane:
         subprocess.run(
             [TMUX, "-L", self.socket, "kill-server"], env=self._env, capture_output=True, timeout=10
         )
+        shutil.rmtree(self._sockets, ignore_errors=True)
 
 
 def start(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import shutil
 import tempfile
 import time
@@ -204,9 +203,9 @@ def settings_for(task: Task, options: Options, workdir: Path) -> Mapping[str, An
     if base is None:
         from auger.config.paths import auger_home
         from auger.config.settings import load_settings
+        from auger.runtime import environment
 
-        env = os.environ if options.env is None else options.env
-        home = Path(options.home) if options.home else auger_home(env)
+        home = Path(options.home) if options.home else auger_home(environment(options.env))
         base = load_settings(home, workdir)
     permissions = dict(base.get("permissions") or {})
     permissions["mode"] = mode

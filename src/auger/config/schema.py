@@ -246,7 +246,9 @@ def untrusted_keys(data: Mapping[str, Any]) -> Iterator[tuple[str, ...]]:
                     yield (name, child)
 
 
-def merge(base: Mapping[str, Any], over: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> dict:
+def merge(
+    base: Mapping[str, Any], over: Mapping[str, Any], prefix: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """`over` merged into `base`: objects key by key, `concat` lists joined (the user's first,
     duplicates dropped), anything else replaced."""
     out = dict(base)

@@ -71,7 +71,7 @@ def local_settings_path(home: Path, cwd: Path) -> Path:
     return home / "projects" / cwd_slug(project_root(cwd, home)) / "settings.local.json"
 
 
-def _inert(project: Mapping[str, Any], user: Mapping[str, Any]) -> tuple[dict, list[str]]:
+def _inert(project: Mapping[str, Any], user: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The project's settings an untrusted project may set, and the keys it may not."""
     from auger.config.providers import BUILTIN
 

@@ -152,14 +152,14 @@ def _signin_states(provider: str | None, out: TextIO) -> None:
             out.write(f"  {name}/{model_name:<28} {window or '-':>9}\n")
 
 
-def _declared() -> dict[str, dict[str, dict]]:
+def _declared() -> dict[str, dict[str, dict[str, Any]]]:
     """The models each provider declared in settings has (`providers.P.models`)."""
     try:
         settings = load_settings(auger_home(os.environ), Path.cwd())
     except (ConfigError, OSError):
         return {}
     providers = settings.get("providers")
-    out: dict[str, dict[str, dict]] = {}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
     for name, config in providers.items() if isinstance(providers, dict) else ():
         models = config.get("models") if isinstance(config, dict) else None
         if isinstance(models, dict):

@@ -102,5 +102,5 @@ class RetryPolicy(msgspec.Struct, frozen=True):
         """Seconds to wait before attempt `attempt + 1`."""
         if error.retry_after is not None:
             return min(error.retry_after, self.max_delay)
-        backoff = self.base_delay * (2 ** (attempt - 1))
+        backoff = self.base_delay * 2.0 ** (attempt - 1)
         return min(backoff * (0.75 + random.random() / 2), self.max_delay)

@@ -102,13 +102,17 @@ class ScriptedProvider:
     """Plays queued replies in order; every request it received is kept in `requests`.
 
     A reply may also be a function of the request. With nothing queued, a request fails
-    with a `bad_request` error that says so.
+    with a `bad_request` error that says so. Like the HTTP providers, each request goes
+    through the `before_provider_request` handlers (URL `scripted://NAME`, a JSON body of the
+    request) and then `after_provider_response` (200, or 400 with nothing queued); `sent`
+    keeps the headers and body each request left the handlers with.
     """
 
     def __init__(self, replies: Iterable[Script | str] = (), *, name: str = "scripted") -> None:
         self.name = name
         self._queue: list[Script] = [Reply.of(r) if isinstance(r, str) else r for r in replies]
         self.requests: list[Request] = []
+        self.sent: list[tuple[dict[str, str], dict[str, Any]]] = []
         self._calls = 0
 
     @classmethod
@@ -137,6 +141,9 @@ class ScriptedProvider:
     async def stream(self, request: Request, exchange: Exchange) -> AsyncIterator[Record]:
         """Play the next reply."""
         self.requests.append(request)
+        url = f"scripted://{self.name}"
+        self.sent.append(await exchange.before_request(url, {}, request_body(request)))
+        await exchange.after_response(url, 200 if self._queue else 400, {})
         if not self._queue:
             raise ProviderError("bad_request", f"{self.name}: no scripted reply left")
         script = self._queue.pop(0)
@@ -178,6 +185,21 @@ class ScriptedProvider:
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+def request_body(request: Request) -> dict[str, Any]:
+    """The request as the JSON body a provider would send (the scripted provider's wire)."""
+    body: dict[str, Any] = {
+        "model": request.model.name,
+        "system": request.system,
+        "messages": [m.to_dict() for m in request.messages],
+        "tools": [msgspec.to_builtins(tool) for tool in request.tools],
+    }
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    if request.reasoning is not None:
+        body["reasoning"] = request.reasoning
+    return body
 
 
 def _estimate(request: Request) -> int:

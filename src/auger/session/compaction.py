@@ -86,8 +86,10 @@ def plan(branch: Sequence[Entry], keep_recent_tokens: int) -> Plan | None:
     start = 0
     found = latest_compaction(branch)
     if found is not None:
-        previous, start = branch[found[0]], found[1]  # type: ignore[assignment]
-    candidates = [e for e in branch[start:] if isinstance(e, MessageEntry) and e is not previous]
+        entry = branch[found[0]]
+        assert isinstance(entry, CompactionEntry)
+        previous, start = entry, found[1]
+    candidates = [e for e in branch[start:] if isinstance(e, MessageEntry)]
     total = sum(estimate(e.message) for e in candidates)
     recent = 0
     cut = len(candidates)

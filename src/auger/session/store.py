@@ -41,11 +41,12 @@ from auger.session.entries import (
 )
 from auger.session.files import (
     LeafMoved,
-    SessionError,
     read_session_bytes,
     write_locked,
 )
-from auger.session.header import SessionHeader, read_header
+from auger.session.files import SessionError as SessionError  # re-exported: the store's error
+from auger.session.header import SessionHeader as SessionHeader  # re-exported: its header
+from auger.session.header import read_header
 
 TITLE_LIMIT = 100
 

@@ -274,9 +274,10 @@ class Jobs:
 
 def session_jobs(ctx: ToolContext) -> Jobs:
     """The session's jobs registry; a tool error when it has none."""
-    if ctx.jobs is None:
+    jobs = ctx.jobs
+    if not isinstance(jobs, Jobs):
         raise ToolError("unavailable", "background jobs are not available in this session")
-    return ctx.jobs
+    return jobs
 
 
 def find_job(ctx: ToolContext, job_id: str) -> tuple[Jobs, Job]:

@@ -108,13 +108,12 @@ async def python_search(target: Target, query: Query) -> list[Match]:
     return [(rel, number, line) for rel, number, line in json.loads(out)]
 
 
-def main() -> None:
-    """The child: a JSON request on stdin, the matches as JSON on stdout."""
-    request = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
-    query = msgspec.convert(request["query"], Query)
-    found = matches(Path(request["root"]), request["file"], query)
-    sys.stdout.write(json.dumps(found))
+def serve(request: bytes) -> str:
+    """The child's work: a JSON request in, the matches as JSON out."""
+    fields = json.loads(request.decode("utf-8", "surrogateescape"))
+    query = msgspec.convert(fields["query"], Query)
+    return json.dumps(matches(Path(fields["root"]), fields["file"], query))
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # the child process: its own program, so its streams are its own
+    sys.stdout.write(serve(sys.stdin.buffer.read()))

@@ -72,5 +72,5 @@ def search_tool(backend: Backend, *, name: str = NAME) -> Tool:
             raise ToolError("search_failed", "the search backend returned something unreadable")
         return format_results(query, results)
 
-    made = tool(web_search)
+    made: Tool = tool(web_search)
     return msgspec.structs.replace(made, name=name) if name != NAME else made

@@ -178,6 +178,25 @@ def test_deny_beats_allow(project: Project) -> None:
     assert (project.root / "a.txt").exists()
 
 
+def test_a_deny_flag_blocks_the_call_the_mode_would_run(project: Project) -> None:
+    project.script(bash_script("echo ok", "rm -f a.txt"), permissions={"mode": "auto"})
+    records = run(project, "--deny", "bash(rm:*)")
+    assert told(records) == {
+        "c0": "ok",
+        "c1": "ERROR: bash is denied by the rule 'bash(rm:*)' in permissions.deny",
+    }
+    assert of(records, "permission_decision") == [
+        {
+            "type": "permission_decision",
+            "call_id": "c1",
+            "decision": "deny",
+            "by": "rule",
+            "rule": "bash(rm:*)",
+        }
+    ]
+    assert (project.root / "a.txt").exists()
+
+
 def test_a_compound_command_is_not_matched_by_a_prefix_rule(project: Project) -> None:
     project.script(bash_script("echo hi && touch pwned", "echo $(touch pwned2)"))
     got = told(run(project, "--permission-mode", "ask", "--allow", "Bash(echo:*)"))
