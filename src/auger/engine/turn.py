@@ -17,7 +17,6 @@ from auger.events import AgentEnd, AgentStart, BeforeAgentStart, BeforeRequest, 
 from auger.llm.arguments import too_deep
 from auger.llm.messages import AssistantMessage, TextPart, ToolCall, UserMessage, UserPart
 from auger.llm.records import Record
-from auger.llm.textcalls import unexecuted as unexecuted_calls
 from auger.llm.usage import Usage
 from auger.records import StopReason, TurnEnd
 from auger.session.context import is_context
@@ -74,7 +73,11 @@ async def run_turn(
     if turn.agent_started:
         await closing(state, stream, bus, AgentEnd(turn.final_text))
     completed = turn.stop == "completed"
-    unexecuted = tuple(unexecuted_calls(turn.final_text, state.tools)) if completed else ()
+    unexecuted: tuple[str, ...] = ()
+    if completed and turn.final_text:
+        from auger.llm.textcalls import unexecuted as unexecuted_calls  # lazily: start-up
+
+        unexecuted = tuple(unexecuted_calls(turn.final_text, state.tools))
     if unexecuted:
         stream.notify(
             f"the answer holds a call to {', '.join(unexecuted)} written as text: it did not run",
