@@ -213,11 +213,16 @@ def _shown(value: Any) -> str:
 
 
 _WORKER = threading.local()
+WORKING: set[int] = set()
+"""The threads running a plain handler now: empty (the common case) means no `worker_loop`
+look-up is needed — a record streamed per delta pays one truth test."""
 
 
 def worker_loop() -> asyncio.AbstractEventLoop | None:
     """The loop that awaits the handler running on this thread; `None` off a worker (so code
     a handler calls knows to hand loop-bound work back to that loop)."""
+    if not WORKING:
+        return None
     loop: asyncio.AbstractEventLoop | None = getattr(_WORKER, "loop", None)
     return loop
 
@@ -257,10 +262,12 @@ class Workers:
             fn, args, context, future = jobs.get()
             loop = future.get_loop()
             _WORKER.loop = loop
+            WORKING.add(threading.get_ident())
             try:
                 result, error = context.run(fn, *args), None
             except BaseException as exc:  # handed to the awaiting task, whatever it is
                 result, error = None, exc
+            WORKING.discard(threading.get_ident())
             _WORKER.loop = None
             with self._lock:
                 self._idle.append(jobs)

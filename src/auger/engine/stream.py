@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from auger.bus import Bus, worker_loop
+from auger.bus import WORKING, Bus, worker_loop
 from auger.llm.records import Record
 from auger.records import NoticeLevel, Notify
 
@@ -83,7 +83,7 @@ class Stream:
     def emit(self, record: Record) -> None:
         """Send a record to the running prompt's stream (or to the idle listener, or the next
         prompt's stream). From a plain handler's worker thread it is handed to the loop."""
-        if (loop := worker_loop()) is not None:
+        if WORKING and (loop := worker_loop()) is not None:
             with contextlib.suppress(RuntimeError):  # a closed loop streams nothing more
                 loop.call_soon_threadsafe(self.emit, record)
             return

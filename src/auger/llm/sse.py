@@ -40,14 +40,14 @@ class SSEDecoder:
                     data.clear()
                 self._event = ""
                 continue
-            if line.startswith(b":"):
-                continue
-            progressed = True
             if line.startswith(b"data:"):
                 data.append(line[6:] if line.startswith(b"data: ") else line[5:])
             elif line.startswith(b"event:"):
                 self._event = line[6:].strip().decode()
             elif line == b"data":
                 data.append(b"")
+            elif line.startswith(b":"):
+                continue  # a comment: a keep-alive is no progress
+            progressed = True
         self.progressed = progressed
         return events
