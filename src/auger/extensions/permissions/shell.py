@@ -24,7 +24,7 @@ import msgspec
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox"})
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"})
 QUIET = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 MAX_DEPTH = 8  # nested `bash -c` scripts read at most
 REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
@@ -51,6 +51,18 @@ WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
         0,
     ),
     "env": (frozenset({"-u", "--unset", "-C", "--chdir"}), 0),
+    "busybox": (frozenset(), 0),  # `busybox rm x` runs the applet `rm`
+    "unbuffer": (frozenset(), 0),
+    "chrt": (frozenset(), 1),
+    "taskset": (frozenset(), 1),
+    "flock": (frozenset({"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"}), 1),
+}
+# programs whose option takes a shell script they run (`su -c 'rm x'`, `flock F -c …`)
+SCRIPT_OPTIONS: dict[str, tuple[str, ...]] = {
+    "su": ("-c", "--command"),
+    "runuser": ("-c", "--command"),
+    "flock": ("-c", "--command"),
+    "script": ("-c", "--command"),
 }
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -181,6 +193,17 @@ class _Walk:
             return
         name = argv[0].rsplit("/", 1)[-1] or argv[0]
         shown = Command(tuple(_shown(w) for w in [name, *argv[1:]]))
+        if name in SCRIPT_OPTIONS and self.script_option(argv, shown, depth):
+            return
+        if name == "watch":  # `watch CMD…` runs its words as a shell command line
+            words = _after_options(argv[1:], frozenset({"-n", "--interval", "-d"}), 0)
+            if words:
+                self.wrappers.append(shown)
+                if any(w.startswith(DYN) for w in words):
+                    self.opaque.append("watch runs a command built at run time")
+                else:
+                    self.script(" ".join(words), depth + 1)
+                return
         if name in WRAPPERS and not (name == "command" and _has(argv, "-v", "-V")):
             if name == "env" and _has(argv, "-S", "--split-string"):
                 self.opaque.append("env -S splits a string into a command")
@@ -226,6 +249,21 @@ class _Walk:
         self.wrappers.append(shown)
         self.opaque.append(f"{argv[0]} reads its script from its input")
         return True
+
+    def script_option(self, argv: list[str], shown: Command, depth: int) -> bool:
+        """Read `su -c SCRIPT` (and the like) recursively; whether `argv` had such a script."""
+        flags = SCRIPT_OPTIONS[_shown(argv[0]).rsplit("/", 1)[-1]]
+        for i, word in enumerate(argv[1:], 1):
+            flag, eq, inline = word.partition("=")
+            if word in flags or (eq and flag in flags):
+                script = inline if eq else (argv[i + 1] if i + 1 < len(argv) else DYN)
+                self.wrappers.append(shown)
+                if script.startswith(DYN):
+                    self.opaque.append(f"{argv[0]} runs a script built at run time")
+                else:
+                    self.script(script, depth + 1)
+                return True
+        return False
 
     def find(self, argv: list[str], depth: int) -> None:
         i = 1
