@@ -306,6 +306,13 @@ def test_the_read_tool_never_reads_the_credential_file(project: Project, mode: s
     assert "credential file" in got["c0"] or "needs permission" in got["c0"], got["c0"]
 
 
+def test_a_hard_link_to_the_credential_file_is_not_read(project: Project) -> None:
+    os.link(project.home / "auth.json", project.root / "notes.txt")
+    project.script(calls({"tool": "read", "args": {"path": "notes.txt"}}))
+    got = told(run(project, "--yolo"))
+    assert STORED not in got["c0"] and "credential file" in got["c0"]
+
+
 def test_grep_never_shows_the_credential_file(project: Project) -> None:
     search = {"pattern": "sk-ant", "path": str(project.home)}
     project.script(calls({"tool": "grep", "args": search}))

@@ -80,12 +80,19 @@ class ToolContext(msgspec.Struct, frozen=True):
         return p if p.is_absolute() else self.cwd / p
 
     def is_credentials(self, path: Path) -> bool:
-        """Whether `path` is (a link to) auger's credential file, which no tool reads."""
+        """Whether `path` is auger's credential file — by name, or a symbolic or hard link to
+        it (the same inode) — which no tool reads."""
         if self.home is None:
             return False
         import os
 
-        return os.path.realpath(path) == os.path.realpath(self.home / "auth.json")
+        secret = self.home / "auth.json"
+        if os.path.realpath(path) == os.path.realpath(secret):
+            return True
+        try:
+            return os.path.samefile(path, secret)
+        except OSError:  # either is missing: not the same file
+            return False
 
     def check_readable(self, path: Path, shown: str) -> None:
         """Refuse to read auger's credential file, in every mode (SPEC §6)."""
