@@ -339,8 +339,9 @@ def main() -> None:
     chat = next(m for m in measured if m.harness == "auger" and m.api == "chat-completions")
     chars = len(json.dumps(chat.first))
     mark = "✓" if chars <= TARGETS["first_chat_chars"] else "✗"
+    most = TARGETS["first_chat_chars"]
     print(
-        f"\ntargets: auger's Chat Completions first request ≤ 5,000 chars {mark} ({chars:,}); ",
+        f"\ntargets: auger's Chat Completions first request ≤ {most:,} chars {mark} ({chars:,}); ",
         end="",
     )
     print("in-turn prefix 100%; other directory ≥ 90%")
