@@ -7,9 +7,9 @@ from typing import Any, ClassVar
 import msgspec
 
 from auger.hosts.terminal.markdown import Markdown, inline
-from auger.hosts.terminal.render import RESULT_LINES, Renderer, brief_args
+from auger.hosts.terminal.render import RESULT_LINES, Renderer
 from auger.hosts.terminal.status import Status, tokens
-from auger.hosts.terminal.text import Theme, clean, fit, width, wrap
+from auger.hosts.terminal.text import Theme, brief_args, clean, fit, width, wrap
 from auger.llm.usage import Usage
 from auger.records import (
     AfterToolCall,

@@ -8,14 +8,13 @@ finished, so a frame renders a burst of deltas at once. The renderer knows recor
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from auger.hosts.terminal.agent_view import AgentView
 from auger.hosts.terminal.markdown import Markdown
-from auger.hosts.terminal.text import Span, Theme, clean, fit, width, wrap
+from auger.hosts.terminal.text import Span, Theme, brief_args, clean, fit, tail_rows, width, wrap
 
 LEVELS = {"info": ("ℹ", "cyan"), "warning": ("⚠", "yellow"), "error": ("✗", "red")}
 RESULT_LINES = 12
@@ -32,16 +31,6 @@ class Fold(NamedTuple):
 
     title: str
     lines: list[str]
-
-
-def brief_args(args: dict[str, Any]) -> str:
-    """A tool call's arguments on one line: `key="value", …` with long strings cut."""
-    parts = []
-    for key, value in args.items():
-        if isinstance(value, str) and len(value) > 80:
-            value = value[:79] + "…"
-        parts.append(f"{key}={json.dumps(value, ensure_ascii=False, separators=(',', ':'))}")
-    return ", ".join(parts)
 
 
 class Renderer:
@@ -128,14 +117,14 @@ class Renderer:
         rows: list[Span] = []
         if self._thinking:
             text = "".join(self._thinking).strip()
-            for line in _tail(text.split("\n"), 3, self._cells - 2):
+            for line in tail_rows(text.split("\n"), 3, self._cells - 2):
                 rows.append(("class:live.reasoning", f"∴ {line}"))
         current = self._partial + "".join(self._parts)
         lines = (self._md.pending() if self._md is not None else []) + current.split("\n")
         if current or len(lines) > 1:
             others = len(self._calls) + len(self._running) + len(self.agent.children.running)
             budget = max(self.live_rows - len(rows) - others, 1)
-            rows += [("class:live.text", line) for line in _tail(lines, budget, self._cells)]
+            rows += [("class:live.text", line) for line in tail_rows(lines, budget, self._cells)]
         for name in self._calls.values():
             rows.append(("class:live.tool", fit(f"⚙ {name}(…)", self._cells)))
         for header in self._running.values():
@@ -394,21 +383,3 @@ class Renderer:
         if line.startswith("@@"):
             return self.theme.paint("cyan", line)
         return line
-
-
-def _tail(lines: list[str], rows: int, cells: int) -> list[str]:
-    """The last lines that fill at most `rows` rows of `cells` cells (the first may be cut)."""
-    cells = max(cells, 1)
-    out: list[str] = []
-    for line in reversed(lines):
-        need = max(1, -(-width(line) // cells))
-        if need > rows:
-            if rows > 0:
-                out.append("…" + line[-(rows * cells - 1) :])
-            break
-        out.append(line)
-        rows -= need
-        if rows == 0:
-            break
-    out.reverse()
-    return out

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from wcwidth import wcswidth
 
@@ -151,3 +152,31 @@ def wrap(
 def _trim(line: list[Span]) -> None:
     while len(line) > 1 and line[-1][1].isspace():
         line.pop()
+
+
+def brief_args(args: dict[str, Any]) -> str:
+    """A tool call's arguments on one line: `key="value", …` with long strings cut."""
+    parts = []
+    for key, value in args.items():
+        if isinstance(value, str) and len(value) > 80:
+            value = value[:79] + "…"
+        parts.append(f"{key}={json.dumps(value, ensure_ascii=False, separators=(',', ':'))}")
+    return ", ".join(parts)
+
+
+def tail_rows(lines: list[str], rows: int, cells: int) -> list[str]:
+    """The last lines that fill at most `rows` rows of `cells` cells (the first may be cut)."""
+    cells = max(cells, 1)
+    out: list[str] = []
+    for line in reversed(lines):
+        need = max(1, -(-width(line) // cells))
+        if need > rows:
+            if rows > 0:
+                out.append("…" + line[-(rows * cells - 1) :])
+            break
+        out.append(line)
+        rows -= need
+        if rows == 0:
+            break
+    out.reverse()
+    return out
