@@ -219,7 +219,8 @@ def test_writing_a_protected_path_asks_even_in_auto(project: Project) -> None:
     write = {"tool": "write", "args": {"path": ".claude/settings.json", "content": "{}"}}
     project.script(calls(write))
     got = told(run(project, "--sandbox", "off", "--yolo"))
-    assert ".claude is protected" in got["c0"] and "needs permission" in got["c0"]
+    assert ".claude is protected" in got["c0"] and "only a person can allow it" in got["c0"]
+    assert "--allow" not in got["c0"]  # no rule could: the denial says what can
     assert not (project.root / ".claude").exists()
 
 
@@ -367,6 +368,7 @@ def test_read_only_mode_refuses_a_redirection(project: Project, redirect: str) -
     project.script(calls(f"echo hi {redirect} M"))
     got = told(run(project, "--permission-mode", "read-only", "--allow", "bash(echo:*)"))
     assert "writes to M" in got["c0"] and not (project.root / "M").exists()
+    assert "--permission-mode ask, accept-edits or auto" in got["c0"] and "--allow" not in got["c0"]
 
 
 @needs_bwrap

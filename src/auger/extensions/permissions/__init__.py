@@ -17,6 +17,7 @@ from auger.config.schema import MODE_ALIASES, PERMISSION_MODES
 from auger.extensions.permissions import plan
 from auger.extensions.permissions.policy import (
     Rules,
+    Verdict,
     decide,
     loosest_mode,
     suggested_rules,
@@ -169,7 +170,7 @@ class Permissions:
                 return f"{event.name} is denied: {verdict.reason}"
             if verdict.by == "rule":
                 return f"{event.name} is denied by the rule {verdict.rule!r} in permissions.deny"
-            return needs_permission(event.name, suggested, loosest_mode(call)) + because
+            return self._how_to_allow(event.name, verdict, suggested, call) + because
         request = describe(call, suggested, event.call_id, because)
         ctx.emit(request)
         can_ask = "permission" in ctx.capabilities
@@ -178,7 +179,7 @@ class Permissions:
         ctx.emit(PermissionDecision(event.call_id, decision, "user" if can_ask else "host"))
         if decision == "deny":
             if not can_ask:
-                text = needs_permission(event.name, suggested, loosest_mode(call)) + because
+                text = self._how_to_allow(event.name, verdict, suggested, call) + because
                 ctx.notify(text, "warning")
                 return text
             if answer.stop:
@@ -195,6 +196,14 @@ class Permissions:
         if decision == "allow_always":
             self._remember(suggested, ctx)
         return None
+
+    @staticmethod
+    def _how_to_allow(tool: str, verdict: Verdict, suggested: list[str], call: Call) -> str:
+        """What the model and the user are told when a call could not run: the `--allow` rule
+        or mode that would let it, or — where none can — what can."""
+        if verdict.remedy is not None:
+            return f"{tool} needs permission — {verdict.remedy}"
+        return needs_permission(tool, suggested, loosest_mode(call))
 
     def _remember(self, rules: list[str], ctx: Any) -> None:
         from auger.config.errors import ConfigError

@@ -49,6 +49,7 @@ class Verdict(msgspec.Struct, frozen=True):
     by: Literal["rule", "mode"]
     rule: str | None = None
     reason: str | None = None  # why, when it is not just the rule or the mode table
+    remedy: str | None = None  # how to allow it, when no `--allow` rule can
 
 
 class Rules(msgspec.Struct, frozen=True):
@@ -130,7 +131,8 @@ def decide(rules: Rules, mode: str, call: Call) -> Verdict:
         return Verdict("deny" if mode == "read-only" else "ask", "mode", reason=why)
     if analysis.writes and mode == "read-only":
         why = f"it writes to {analysis.writes[0]} and the mode is read-only"
-        return Verdict("deny", "mode", reason=why)
+        remedy = "allow it with --permission-mode ask, accept-edits or auto (no rule can here)"
+        return Verdict("deny", "mode", reason=why, remedy=remedy)
     chosen = [_first(rules.allow, [p]) for p in ran]
     if ran and all(chosen):
         if analysis.writes and mode == "ask":
@@ -149,7 +151,10 @@ def _decide_call(rules: Rules, mode: str, call: Call) -> Verdict:
             return Verdict(outcome, "rule", rule.text)  # type: ignore[arg-type]
     kind = tool_class(call.tool)
     if kind == "edit" and mode != "read-only" and (why := protected(call)) is not None:
-        return Verdict("ask", "mode", reason=why)  # in every mode (SPEC §6)
+        remedy = (
+            "only a person can allow it (auger in a terminal, or an editor), or edit it yourself"
+        )
+        return Verdict("ask", "mode", reason=why, remedy=remedy)  # in every mode (SPEC §6)
     rule = _first(rules.allow, [call])
     if rule is not None:
         return Verdict("allow", "rule", rule.text)
