@@ -218,10 +218,13 @@ def test_ordinary_git_works_in_the_sandbox(project: Project) -> None:
 def test_writing_a_protected_path_asks_even_in_auto(project: Project) -> None:
     write = {"tool": "write", "args": {"path": ".claude/settings.json", "content": "{}"}}
     project.script(calls(write))
-    got = told(run(project, "--sandbox", "off", "--yolo"))
+    records = run(project, "--sandbox", "off", "--yolo")
+    got = told(records)
     assert ".claude is protected" in got["c0"] and "only a person can allow it" in got["c0"]
     assert "--allow" not in got["c0"]  # no rule could: the denial says what can
     assert not (project.root / ".claude").exists()
+    [asked] = [r for r in records if r["type"] == "permission_request"]
+    assert asked["options"] == ["allow_once", "deny"]  # no rule to save: it would never apply
 
 
 # -- 3. no privileges in the sandbox, also as root ---------------------------------------------

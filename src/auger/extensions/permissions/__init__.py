@@ -75,10 +75,10 @@ def session_scope(call: Call, suggested: list[str]) -> tuple[list[str], str]:
 
 
 def describe(
-    call: Call, suggested: list[str], call_id: str, because: str = ""
+    call: Call, suggested: list[str], call_id: str, because: str = "", once: bool = False
 ) -> PermissionRequest:
     """The question about `call`: what it would do (and `because`, why it is asked), and what
-    each choice allows."""
+    each choice allows; `once`: only this call can be allowed (no rule would ever cover it)."""
     from auger.extensions.permissions.preview import file_change
 
     fields: dict[str, Any] = {}
@@ -92,9 +92,11 @@ def describe(
         fields.update(cwd=str(call.project), runs=tuple(runs))
     if "__" in call.tool:
         fields["server"] = call.tool.split("__", 1)[0]
-    rules, scope = session_scope(call, suggested)
+    rules, scope = session_scope(call, suggested) if not once else ([], "")
     if rules:
         fields.update(session_rules=tuple(rules), scope=scope)
+    elif once:
+        fields["options"] = ("allow_once", "deny")
     else:
         fields["options"] = tuple(d for d in DECISIONS if d != "allow_session")
     return PermissionRequest(
@@ -171,7 +173,7 @@ class Permissions:
             if verdict.by == "rule":
                 return f"{event.name} is denied by the rule {verdict.rule!r} in permissions.deny"
             return self._how_to_allow(event.name, verdict, suggested, call) + because
-        request = describe(call, suggested, event.call_id, because)
+        request = describe(call, suggested, event.call_id, because, verdict.remedy is not None)
         ctx.emit(request)
         can_ask = "permission" in ctx.capabilities
         answer = await ctx.permission_answer(request)
