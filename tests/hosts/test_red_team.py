@@ -200,6 +200,23 @@ def test_a_git_commondir_made_by_a_command_is_removed(project: Project, tmp_path
 
 
 @needs_bwrap
+def test_a_submodules_config_and_hooks_stay_read_only(project: Project) -> None:
+    git(project.root, "init", "-q")
+    module = project.root / ".git" / "modules" / "lib"
+    (module / "hooks").mkdir(parents=True)
+    (module / "config").write_text("[core]\n")
+    project.script(
+        calls(
+            "echo '\tfsmonitor = touch x' >> .git/modules/lib/config",
+            "touch .git/modules/lib/hooks/post-checkout",
+        )
+    )
+    got = told(run(project))
+    assert "Read-only file system" in got["c0"] and "Read-only file system" in got["c1"]
+    assert (module / "config").read_text() == "[core]\n"
+
+
+@needs_bwrap
 def test_ordinary_git_works_in_the_sandbox(project: Project) -> None:
     git(project.root, "init", "-q")
     (project.root / "a.txt").write_text("one\n")

@@ -95,6 +95,19 @@ def _base_args(bwrap: str, network: bool) -> list[str]:
     return [*shell, bwrap, "--seccomp", "3", *_namespaces(network)]
 
 
+def _submodules(git: Path) -> list[str]:
+    """Read-only mounts for each submodule's config and hooks (`.git/modules/NAME/…`): the
+    user's own `git status` runs git in every submodule, which reads them."""
+    args: list[str] = []
+    with contextlib.suppress(OSError):
+        for module in sorted((git / "modules").iterdir()):
+            for part in ("config", "hooks"):
+                path = module / part
+                if module.is_dir() and not module.is_symlink() and os.path.lexists(path):
+                    args += ["--ro-bind", str(path), str(path)]
+    return args
+
+
 class Sandbox:
     """One session's sandbox: its mode, whether it was asked for, its private temp, and the
     environment policy of the commands it runs."""
@@ -266,6 +279,7 @@ class Sandbox:
                 # git reads another repository's config through it; no mount can stand in
                 # for it without breaking git, so one a command made is removed after it
                 self._made.add(git / "commondir")
+            args += _submodules(git)
         elif os.path.lexists(git):
             args += ["--ro-bind", str(git), str(git)]
         else:
