@@ -16,7 +16,7 @@ from __future__ import annotations
 import codecs
 import re
 import shlex
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -118,6 +118,7 @@ def _parser() -> Parser:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
+@lru_cache(maxsize=64)  # a call is decided, suggested a rule and described: one parse
 def analyse(line: str) -> Analysis:
     """Everything `line` would run, as far as can be read without running it."""
     walk = _Walk()
