@@ -63,8 +63,3 @@ def read_text(path: Path, folders: Sequence[Path], limit: int = LIMIT) -> str:
     finally:
         os.close(fd)
     return data.decode("utf-8", errors="replace")
-
-
-def is_text_file(path: Path) -> bool:
-    """Whether `path` exists as a file or a link (what the reader then decides about)."""
-    return os.path.lexists(path) and not path.is_dir()
