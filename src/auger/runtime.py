@@ -5,11 +5,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +47,7 @@ from auger.session.context import totals
 from auger.session.conversation import Conversation
 from auger.session.entries import ModelChangeEntry
 from auger.session.store import SessionFile
-from auger.sync import SyncDriver
+from auger.sync import Synchronous
 from auger.tools.base import Tool
 from auger.tools.sandbox import Sandbox
 
@@ -58,7 +57,7 @@ def environment(env: Mapping[str, str] | None) -> dict[str, str]:
     return dict(os.environ if env is None else env)
 
 
-class Runtime:
+class Runtime(Synchronous):
     """An agent you embed: give it a model, prompt it, read the records it streams.
 
     Everything that varies is injected: `env` (API keys, `AUGER_HOME`), `home` (`~/.auger`),
@@ -144,7 +143,6 @@ class Runtime:
         self._bus.ctx = self._ctx
         self._runner = Runner(state, self._stream, self._reload_if_changed)
         self._sessions = Sessions(state, self._stream, self._bus)
-        self._sync: SyncDriver | None = None
         registry, failures = self._load()
         notices = [*key_warnings, *conversation.session.warnings]
         for warning in [*notices, *(loaded.notices(cwd) if loaded else ())]:
@@ -400,27 +398,3 @@ class Runtime:
         await self._state.jobs.aclose()
         self._state.sandbox.close()
         await self._state.provider.aclose()
-
-    # -- synchronous use ------------------------------------------------------------------
-
-    def prompt_sync(self, text: str) -> Iterator[Record]:
-        """`prompt()` for code without an event loop (runs one in a background thread)."""
-        if self._sync is None:
-            self._sync = SyncDriver()
-        return self._sync.iterate(self.prompt(text))
-
-    def ask_sync(self, text: str) -> Answer:
-        """`ask()` for code without an event loop."""
-        if self._sync is None:
-            self._sync = SyncDriver()
-        answer: Answer = self._sync.run(self.ask(text))
-        return answer
-
-    def close_sync(self) -> None:
-        """`close()` for code without an event loop."""
-        if self._sync is None:
-            asyncio.run(self.close())
-            return
-        self._sync.run(self.close())
-        self._sync.stop()
-        self._sync = None

@@ -151,3 +151,8 @@ def clip(text: str) -> str:
         return text
     more = len(text) - MAX_MODEL_CHARS
     return f"{text[:MAX_MODEL_CHARS]}… [hook output truncated: {more} more chars]"
+
+
+def joined(*parts: str) -> str:
+    """Hook texts one after another, a blank line between, the empty ones left out."""
+    return "\n\n".join(p for p in parts if p)

@@ -39,6 +39,7 @@ from auger.extensions.claude_format import (
     Result,
     claude_tool,
     from_claude_input,
+    joined,
     matches,
     parse_output,
     to_claude_input,
@@ -57,10 +58,6 @@ ASK_ONCE: tuple[Decision, ...] = ("allow_once", "deny")
 """What a hook's `ask` offers: it asks about this call only."""
 MAX_OUTPUT_BYTES = 1024 * 1024
 """What is kept of a hook's stdout (and of its stderr); the rest is read and dropped."""
-
-
-def _joined(*parts: str) -> str:
-    return "\n\n".join(p for p in parts if p)
 
 
 class Hooks:
@@ -227,7 +224,7 @@ class Hooks:
             if decision == "deny":
                 return f"{asked} — not allowed: the user declined"
         if any(contexts):
-            self._tool_context[event.call_id] = _joined(*contexts)
+            self._tool_context[event.call_id] = joined(*contexts)
         return from_claude_input(event.name, tool_input) if updated else None
 
     async def tool_end(self, event: ToolEnd, ctx: Context) -> str | None:
@@ -264,7 +261,7 @@ class Hooks:
                 # Claude Code tells the model why: the output stands, the reason follows it.
                 contexts.append(result.block)
                 break
-        final = _joined(output, *contexts)
+        final = joined(output, *contexts)
         return final if final != event.result else None
 
     async def before_agent_start(self, event: BeforeAgentStart, ctx: Context) -> str | bool | None:
@@ -279,7 +276,7 @@ class Hooks:
                 ctx.notify(f"UserPromptSubmit hook blocked the prompt: {reason}", "warning")
                 return False
             contexts.append(result.context or result.text.strip())
-        return _joined(event.prompt, *contexts) if any(contexts) else None
+        return joined(event.prompt, *contexts) if any(contexts) else None
 
     async def agent_end(self, event: AgentEnd, ctx: Context) -> None:
         """Stop (SubagentStop for a sub-agent): observe only; a hook that asks to keep going
@@ -321,7 +318,7 @@ class Hooks:
         """Hand SessionStart's context to the first turn after it."""
         if not self._session_context:
             return None
-        context, self._session_context = _joined(*self._session_context), []
+        context, self._session_context = joined(*self._session_context), []
         return context
 
     async def session_before_compact(

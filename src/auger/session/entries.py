@@ -210,3 +210,12 @@ def entry_from_dict(data: Any) -> Entry:
     if cls is not None:
         return cls.from_dict(data)
     return Unknown(data, id=base.id, parent_id=base.parent_id, timestamp=base.timestamp)
+
+
+class TreeRow(msgspec.Struct, frozen=True):
+    """One entry of `SessionFile.tree()`: indented one step more only where the tree branches."""
+
+    entry: Entry
+    depth: int
+    on_branch: bool
+    label: str | None

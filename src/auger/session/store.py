@@ -35,6 +35,7 @@ from auger.session.entries import (
     LeafEntry,
     MessageEntry,
     SessionInfoEntry,
+    TreeRow,
     entry_from_dict,
     new_id,
     timestamp,
@@ -54,15 +55,6 @@ E = TypeVar("E", bound=Entry)
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
-
-
-class TreeRow(msgspec.Struct, frozen=True):
-    """One entry of `SessionFile.tree()`: indented one step more only where the tree branches."""
-
-    entry: Entry
-    depth: int
-    on_branch: bool
-    label: str | None
 
 
 def _title(entries: Iterable[Entry]) -> str:

@@ -19,7 +19,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.buffer import Buffer
@@ -34,6 +34,7 @@ from auger.hosts.terminal.history import SafeHistory
 from auger.hosts.terminal.host import Pipe, Progress, TerminalHost, Worker
 from auger.hosts.terminal.layout import Windows, application
 from auger.hosts.terminal.osc52 import copy_sequence
+from auger.hosts.terminal.pipe import END, Failed, Ready, Say
 from auger.hosts.terminal.questions import Questions
 from auger.hosts.terminal.render import Renderer
 from auger.hosts.terminal.sessions import Sessions, resume_hint, saved_sessions
@@ -48,29 +49,6 @@ FRAME = 1 / 30
 """Seconds between two renders of a burst of records."""
 QUIT_WINDOW = 2.0
 """Seconds within which a second Ctrl-C quits."""
-
-
-class _Say(NamedTuple):
-    """A line of the screen's own; `level` `None` is a quiet note."""
-
-    text: str
-    level: str | None = None
-
-
-class _Ready(NamedTuple):
-    """The Runtime is built."""
-
-    runtime: Runtime
-
-
-class _Failed(NamedTuple):
-    """The Runtime could not be built: why."""
-
-    message: str
-
-
-_END = object()
-"""A stream, or other work on the Runtime's loop, is over."""
 
 
 class Terminal:
@@ -168,7 +146,7 @@ class Terminal:
 
     def say(self, text: str, level: str | None = None) -> None:
         """Show a line of the screen's own (`level` `None`: a quiet note); from either loop."""
-        self.pipe.put(_Say(text, level))
+        self.pipe.put(Say(text, level))
 
     # -- the Runtime ---------------------------------------------------------------------
 
@@ -195,7 +173,7 @@ class Terminal:
         except Exception as exc:  # shown, never lost: the screen must go on
             self.say(f"internal error: {type(exc).__name__}: {exc}", "error")
         finally:
-            self.pipe.put(_END)
+            self.pipe.put(END)
 
     async def _stream(self, text: str) -> None:
         from auger.commands.mentions import MentionError, attach
@@ -207,7 +185,7 @@ class Terminal:
             try:  # each `@path` brings the file (an image as an image) into the message
                 attached = attach(text, self.cwd).parts
             except MentionError as exc:
-                put(_Say(str(exc), "error"))
+                put(Say(str(exc), "error"))
                 return
         async for record in self.runtime.submit(text, attached):
             put(record)
@@ -219,11 +197,11 @@ class Terminal:
         try:
             runtime = await build_runtime(self.opts, self.host)
         except ConfigError as exc:
-            self.pipe.put(_Failed(str(exc)))
+            self.pipe.put(Failed(str(exc)))
         except Exception as exc:  # shown, then the session ends
-            self.pipe.put(_Failed(f"cannot start: {type(exc).__name__}: {exc}"))
+            self.pipe.put(Failed(f"cannot start: {type(exc).__name__}: {exc}"))
         else:
-            self.pipe.put(_Ready(runtime))
+            self.pipe.put(Ready(runtime))
 
     def _on_items(self, items: list[Any]) -> None:
         renderer = self.renderer
@@ -235,23 +213,23 @@ class Terminal:
                 if kind == "token_usage_done":
                     self.status.feed(item)
                 renderer.feed(item)
-            elif item is _END:
+            elif item is END:
                 self._next()
-            elif isinstance(item, _Say):
+            elif isinstance(item, Say):
                 if item.level is None:
                     renderer.note(item.text)
                 else:
                     renderer.notice(item.text, item.level)
             elif isinstance(item, Progress):
                 self.progress = item.label
-            elif isinstance(item, _Ready):
+            elif isinstance(item, Ready):
                 self.runtime = item.runtime
                 self.status.mode = modes.configured(item.runtime)
                 item.runtime.listen(self.pipe.put)  # notices from background work, at once
                 self._next()
                 if getattr(self.opts, "resume", None) == "":  # `auger -r`: pick one
                     self.questions.pick_session()
-            elif isinstance(item, _Failed):
+            elif isinstance(item, Failed):
                 renderer.notice(item.message, "error")
                 self.code = 2
                 self._next()
