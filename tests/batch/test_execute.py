@@ -1,11 +1,12 @@
-"""One task's Runtime settings: the batch's, with the task's permission mode over them."""
+"""One task's Runtime settings: the batch's, with the task's permission mode over them; and
+the sweep that removes what a batch's killed workers left."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from auger.batch.execute import Options, settings_for
+from auger.batch.execute import Options, settings_for, sweep
 from auger.batch.tasks import Task
 
 
@@ -41,3 +42,14 @@ def test_the_task_mode_wins_over_the_batch_default(tmp_path: Path) -> None:
     assert settings_for(Task("t", "p"), options, tmp_path) == {"permissions": {"mode": "read-only"}}
     task = Task("t", "p", permission_mode="auto")
     assert settings_for(task, options, tmp_path) == {"permissions": {"mode": "auto"}}
+
+
+def test_the_sweep_removes_only_this_batch_s_working_copies(tmp_path: Path) -> None:
+    names = ["auger-batch-ab12-x1", "auger-batch-ab12-y2", "auger-batch-cd34-z3", "auger-batch-q"]
+    for name in names:
+        (tmp_path / name / "task").mkdir(parents=True)
+        (tmp_path / name / "task" / "f.txt").write_text("left")
+    sweep(Options(root=str(tmp_path), tag="ab12", keep=True))
+    assert len(list(tmp_path.iterdir())) == 4  # --keep keeps them all
+    sweep(Options(root=str(tmp_path), tag="ab12"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["auger-batch-cd34-z3", "auger-batch-q"]

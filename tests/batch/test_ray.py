@@ -1,5 +1,5 @@
 """The Ray engine on a local cluster: the same results as the local engine, and a worker that
-dies mid-task has its task run once more and recorded once."""
+dies mid-task has its task run once more, recorded once, and its working copy removed."""
 
 from __future__ import annotations
 
@@ -81,3 +81,4 @@ async def test_a_task_whose_worker_dies_runs_once_more_and_is_recorded_once(
     assert [r["id"] for r in rows] == ["victim", "other"]
     assert (rows[0]["attempts"], rows[0]["solved"], rows[0]["model_calls"]) == (2, True, 2)
     assert rows[1]["attempts"] == 1
+    assert not list(tmp_path.glob("auger-batch-*"))  # not even the killed worker's copy

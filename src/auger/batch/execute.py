@@ -37,7 +37,8 @@ class Options(msgspec.Struct, frozen=True):
     answers a permission question, so an `ask` is a deny); `settings`, `env` and `home` go to
     each Runtime as-is (`None`: the Runtime's defaults, read where the task runs); `provider`,
     when given, builds each task's provider (the Python API's way to script a batch); `root`
-    is where working directories are made; `keep` leaves them there.
+    is where working directories are made; `keep` leaves them there; `tag` goes into their
+    names, so `sweep` finds what a killed worker could not remove.
     """
 
     model: str | None = None
@@ -48,6 +49,7 @@ class Options(msgspec.Struct, frozen=True):
     provider: Callable[[Task], Any] | None = None
     root: str | None = None
     keep: bool = False
+    tag: str = ""
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -87,7 +89,7 @@ def failed(
 async def _execute(
     task: Task, options: Options, packed: bytes | None, attempt: int, started: float
 ) -> Outcome:
-    root = Path(tempfile.mkdtemp(prefix="auger-batch-", dir=options.root))
+    root = Path(tempfile.mkdtemp(prefix=_prefix(options), dir=options.root))
     workdir = root / task.id
     workdir.mkdir()
     try:
@@ -104,6 +106,20 @@ async def _execute(
     finally:
         if not options.keep:
             await asyncio.to_thread(shutil.rmtree, root, True)
+
+
+def _prefix(options: Options) -> str:
+    return f"auger-batch-{options.tag}-" if options.tag else "auger-batch-"
+
+
+def sweep(options: Options) -> None:
+    """Remove the working directories of `options.tag`'s tasks left on this machine."""
+    if options.keep or not options.tag:
+        return
+    root = Path(options.root or tempfile.gettempdir())
+    with contextlib.suppress(OSError):
+        for left in root.glob(_prefix(options) + "*"):
+            shutil.rmtree(left, ignore_errors=True)
 
 
 def _outcome(

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
-from auger.batch.execute import Options, Outcome, execute, failed
+import msgspec
+
+from auger.batch.execute import DRAIN_TIMEOUT, Options, Outcome, execute, failed, sweep
 from auger.batch.tasks import Task
 from auger.batch.workdir import SetupError, pack
 
 RETRIES = 1
-STOP_GRACE = 10.0
+STOP_GRACE = DRAIN_TIMEOUT + 5.0  # a cancelled task ends its turn, then removes its copy
 
 
 class RayUnavailable(RuntimeError):
@@ -63,6 +66,7 @@ async def run_ray(
         except Exception as exc:  # Ray raises ConnectionError, ValueError, RuntimeError…
             where = f"at {address}" if address else "locally"
             raise RayUnavailable(f"cannot start Ray {where}: {exc}") from None
+    options = msgspec.structs.replace(options, tag=options.tag or secrets.token_hex(4))
     attempts = ray.remote(num_cpus=0)(_Attempts).remote()
     remote = ray.remote(max_retries=RETRIES, retry_exceptions=False)(_on_worker)
     queue = list(tasks)
@@ -106,11 +110,12 @@ async def run_ray(
             ray.kill(attempts)
         if started:
             ray.shutdown()
+        sweep(options)  # a worker killed by force left its copy; on this machine it goes too
 
 
 def _stop(ray: Any, refs: list[Any]) -> None:
-    """Cancel running tasks: first as a KeyboardInterrupt, so each removes its working copy
-    and ends its session, then by killing the workers of those that did not stop in time."""
+    """Cancel running tasks: first as a KeyboardInterrupt, so each ends its session and
+    removes its working copy, then by killing the workers of those that did not stop in time."""
     if not refs:
         return
     for ref in refs:
