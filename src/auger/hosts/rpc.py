@@ -38,7 +38,6 @@ from auger.host import Capability, NullHost
 from auger.hosts.headless import json_line
 from auger.records import PermissionAnswer, PermissionRequest, TurnEnd
 from auger.runtime import Runtime
-from auger.session.context import is_context
 
 STREAMING = frozenset({"prompt", "command"})
 _encode = msgspec.json.Encoder().encode
@@ -233,7 +232,7 @@ class RpcServer:
             "model": rt.model.id,
             "cwd": str(rt.cwd),
             "running": self._running is not None,
-            "messages": sum(not is_context(m) for m in rt.messages),
+            "messages": len(rt.messages),
             "usage": rt.usage_total.to_dict(),
             "tools": list(rt.tools),
             "commands": {c.name: c.description for c in rt.commands.values()},

@@ -49,7 +49,7 @@ from auger.config.errors import ConfigError
 from auger.config.paths import auger_home
 from auger.extensions.source import ExtensionError
 from auger.hosts.acp.host import AcpHost
-from auger.hosts.acp.updates import STOP_REASONS, prompt_text, record_update, replay
+from auger.hosts.acp.updates import STOP_REASONS, prompt_text, record_update
 from auger.llm.records import Record
 from auger.records import (
     AfterToolCall,
@@ -194,8 +194,9 @@ class AcpAgent:
             raise RequestError(-32002, str(exc)) from None
         session = await self._open(cwd, mcp_servers or [], saved)
         self._adopt(session, session_id)
-        for message in list(session.rt.messages):
-            for update in replay(message, session.rt.cwd):
+        for record in list(session.rt.history()):
+            update = record_update(record, session.rt)
+            if update is not None:
                 await self._conn.session_update(session_id=session_id, update=update)
         self._advertise_soon(session)
         return LoadSessionResponse()

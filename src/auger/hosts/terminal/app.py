@@ -40,6 +40,7 @@ from auger.hosts.terminal.render import Renderer
 from auger.hosts.terminal.sessions import Sessions, resume_hint, saved_sessions
 from auger.hosts.terminal.status import Status
 from auger.hosts.terminal.text import Theme
+from auger.records import UserText
 
 if TYPE_CHECKING:
     from auger.llm.messages import UserPart
@@ -243,12 +244,15 @@ class Terminal:
         if runtime is None or runtime.session_id == self._shown_session:
             return
         before, self._shown_session = self._shown_session, runtime.session_id
-        messages = list(runtime.messages)
-        if not messages or (before and runtime.session.header.parent_session_id == before):
+        records = list(runtime.history())
+        if not records or (before and runtime.session.header.parent_session_id == before):
             return
-        from auger.hosts.terminal.replay import show
-
-        show(self.renderer, messages)
+        for record in records:  # drawn as they were when they streamed
+            if isinstance(record, UserText):
+                self.renderer.user(record.text)
+            else:
+                self.renderer.feed(record)
+        self.renderer.end_stream()
         self.renderer.note(f"↺ resumed session {runtime.session_id}")
 
     def _next(self) -> None:
