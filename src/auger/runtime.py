@@ -15,6 +15,7 @@ from typing import Any
 from auger.config.paths import auger_home
 from auger.config.project import project_root
 from auger.config.schema import validate
+from auger.config.settings import Loaded as Settings
 from auger.config.settings import load as load_settings
 from auger.engine.engine import Engine
 from auger.engine.models import ModelResolver
@@ -69,7 +70,7 @@ class Runtime(Synchronous):
         clock: Callable[[], float] = time.monotonic,
         host: Host | None = None,
         max_steps: int = 100,
-        settings: Mapping[str, Any] | None = None,
+        settings: Mapping[str, Any] | Settings | None = None,
         extensions: Sequence[Source | Extension | tuple[str, Extension]] = (),
         bundled: bool = True,
         disable: Sequence[str] = (),
@@ -84,16 +85,19 @@ class Runtime(Synchronous):
         env = environment(env)
         cwd = Path(cwd or os.getcwd()).resolve()
         home = Path(home) if home is not None else auger_home(env)
-        loaded = load_settings(home, cwd) if settings is None else None
-        if settings is not None:  # given settings obey the same schema (hosts warned already)
+        if isinstance(settings, Settings):  # read and checked by `loader.build`
+            loaded = settings
+        elif settings is None:  # the files; `/reload` reads them again, unless the host says
+            loaded = load_settings(home, cwd)
+            reread = reread or (lambda: load_settings(home, cwd).settings)
+        else:  # given settings obey the same schema
             validate(settings, "settings")
-        settings = loaded.settings if loaded else settings or {}
-        # how `/reload` reads the settings again: the host's way, else the files, when read here
-        reread = reread or ((lambda: load_settings(home, cwd).settings) if loaded else None)
+            loaded = Settings(dict(settings))
+        config = loaded.settings
         self.host: Host = host or NullHost()
         place = Place(cwd, home, Path(env.get("HOME") or Path.home()), env, clock)
         limits = Limits.from_settings(
-            settings,
+            config,
             max_steps=max_steps,
             retry=retry,
             reasoning=reasoning,
@@ -103,24 +107,24 @@ class Runtime(Synchronous):
         key_warnings: list[str] = []
         # API keys: the environment first, then auth.json; used to reach providers only, so
         # a stored key never leaks into the environment of the commands tools run
-        models = ModelResolver(env, home, settings, key_warnings.append)
-        disabled = frozenset(disable) | disabled_in(settings)
+        models = ModelResolver(env, home, config, key_warnings.append)
+        disabled = frozenset(disable) | disabled_in(config)
         save = save and "recorder" not in disabled
         if session is not None and not save:
             session.persist = False
         conversation = Conversation(session or new_session(place, save), stream.notify)
         root = project_root(cwd, home)
-        sandbox, sandbox_notice = Sandbox.from_settings(settings, root, env, home)
+        sandbox, sandbox_notice = Sandbox.from_settings(config, root, env, home)
         state = AgentState(
-            place, conversation, Registry(), limits, settings, allow=tools, sandbox=sandbox
+            place, conversation, Registry(), limits, config, allow=tools, sandbox=sandbox
         )
         state.opening = "new" if session is None else "restore"
         self._engine = engine = Engine(state, stream, self.host, models, reread)
         first, last = bundled_sources() if bundled else ([], [])
         sources = [*first, *map(as_source, extensions), *last]
-        around = Surroundings(cwd, home, place.user_home, settings, stream.notify, stream.emit)
+        around = Surroundings(cwd, home, place.user_home, config, stream.notify, stream.emit)
         notices = [*key_warnings, *conversation.session.warnings]
-        for warning in [*notices, *(loaded.notices(cwd) if loaded else ())]:
+        for warning in [*notices, *loaded.notices(cwd)]:
             self.notify(warning, "warning")
         if sandbox_notice:
             self.notify(sandbox_notice, "warning")

@@ -113,7 +113,7 @@ def test_a_whole_turn_streams_exactly_what_json_mode_prints(project: Project, rp
         "stop_reason": "completed",
     }
     server.send(id=2, type="get_state")
-    assert server.next()["messages"] == 4
+    assert server.next()["messages"] == 5  # what the model is sent next: the context message too
     assert server.finish() == []
 
 

@@ -33,7 +33,7 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from auger.config.errors import ConfigError
+from auger.config import ConfigError
 from auger.host import Capability, NullHost
 from auger.hosts.headless import json_line
 from auger.records import PermissionAnswer, PermissionRequest, TurnEnd
@@ -271,10 +271,10 @@ class RpcServer:
         return {"switched": switched, "session_id": self.runtime.session_id}
 
     async def _list_sessions(self, command: dict[str, Any]) -> dict[str, Any]:
-        from auger.session.paths import list_sessions
+        from auger import sessions
 
         rt = self.runtime
-        return {"sessions": [s.to_dict() for s in list_sessions(rt.home, rt.cwd)]}
+        return {"sessions": [s.to_dict() for s in sessions.list(rt.home, rt.cwd)]}
 
 
 def _text(command: dict[str, Any], key: str) -> str:
@@ -301,24 +301,16 @@ async def stdin_lines() -> AsyncIterator[bytes]:
 
 def main(args: list[str]) -> int:
     """`auger rpc [options]`."""
-    from auger.config.paths import auger_home
-    from auger.hosts.launch import build_runtime, parse
-    from auger.loader import open_session
+    from auger.hosts.launch import options, parse
+    from auger.loader import build
 
     opts = parse("rpc", args, "JSONL commands on stdin, records on stdout.", sessions=True)
 
     async def run() -> int:
         cwd = Path(os.getcwd())
         try:
-            session = open_session(
-                auger_home(os.environ),
-                cwd,
-                continue_=opts.continue_,
-                resume=opts.resume,
-                path=opts.session,
-            )
             host = RpcHost()
-            runtime = await build_runtime(opts, host, cwd, session=session)
+            runtime = await build(options(opts, cwd), host)
         except ConfigError as exc:
             sys.stderr.write(f"auger: {exc}\n")
             return 2

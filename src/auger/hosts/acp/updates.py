@@ -24,14 +24,14 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from auger.llm.arguments import arguments_or_empty
-from auger.llm.records import Record
+from auger.llm import arguments_or_empty
 from auger.records import (
     AfterToolCall,
     BeforeToolCall,
     CommandOutput,
     Notify,
     ReasoningDelta,
+    Record,
     TextDelta,
     TokenUsageDone,
     ToolCallDone,

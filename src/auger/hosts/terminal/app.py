@@ -26,7 +26,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import ThreadedHistory
 
-from auger.config.paths import auger_home
+from auger.config import auger_home
 from auger.hosts.terminal import modes
 from auger.hosts.terminal.boot import CLEAR_SCROLLBACK, banner
 from auger.hosts.terminal.complete import InputCompleter
@@ -43,7 +43,7 @@ from auger.hosts.terminal.text import Theme
 from auger.records import UserText
 
 if TYPE_CHECKING:
-    from auger.llm.messages import UserPart
+    from auger.llm import UserPart
     from auger.runtime import Runtime
 
 FRAME = 1 / 30
@@ -177,7 +177,7 @@ class Terminal:
             self.pipe.put(END)
 
     async def _stream(self, text: str) -> None:
-        from auger.commands.mentions import MentionError, attach
+        from auger.commands import MentionError, attach
 
         assert self.runtime is not None
         put = self.pipe.put
@@ -192,7 +192,7 @@ class Terminal:
             put(record)
 
     async def _boot(self) -> None:
-        from auger.config.errors import ConfigError
+        from auger.config import ConfigError
         from auger.hosts.terminal.boot import build_runtime
 
         try:
