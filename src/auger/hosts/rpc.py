@@ -5,7 +5,8 @@ JSON value, optional) comes back in its response. Types and their fields:
 
 - `prompt` (`text`), `command` (`name`, `args`): stream records, then answer; one at a time;
 - `cancel`: stops the running one (commands are read while one runs);
-- `get_state`, `set_model` (`model`), `list_sessions`;
+- `get_state`, `get_history` (the session's branch as the records its stream yielded, for a
+  client that opens a saved session), `set_model` (`model`), `list_sessions`;
 - `compact` (`instruction`), `fork` (`entry_id`), `switch` (`path`): only while nothing runs;
   what they stream (a `compact` record, notices) opens the next prompt's stream.
 
@@ -183,6 +184,7 @@ class RpcServer:
         return {
             "cancel": self._cancel,
             "get_state": self._state,
+            "get_history": self._history,
             "set_model": self._set_model,
             "compact": self._compact,
             "fork": self._fork,
@@ -237,6 +239,9 @@ class RpcServer:
             "tools": list(rt.tools),
             "commands": {c.name: c.description for c in rt.commands.values()},
         }
+
+    async def _history(self, command: dict[str, Any]) -> dict[str, Any]:
+        return {"records": [record.to_dict() for record in self.runtime.history()]}
 
     async def _set_model(self, command: dict[str, Any]) -> dict[str, Any]:
         await self.runtime.set_model(_text(command, "model"))

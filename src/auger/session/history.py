@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from auger.llm.arguments import arguments_or_empty
 from auger.llm.messages import (
     AssistantMessage,
+    ImagePart,
     ReasoningPart,
     TextPart,
     ToolCall,
@@ -54,6 +55,8 @@ def history(branch: Iterable[Entry]) -> Iterator[Record]:
                     yield ToolCallDone(part.call_id, part.name, part.arguments)
         elif isinstance(message, ToolResultMessage):
             name, arguments = calls.pop(message.call_id, (message.name, "{}"))
-            result = ToolResponse(message.text, "error" if message.is_error else None)
+            kind = (message.error_type or "error") if message.is_error else None
+            images = tuple(p for p in message.content if isinstance(p, ImagePart))
+            result = ToolResponse(message.text, kind, images)
             args = arguments_or_empty(arguments)
             yield AfterToolCall(message.call_id, name, args, result, 0.0, 0.0)
