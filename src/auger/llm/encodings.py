@@ -9,34 +9,23 @@ gets a clear error instead of its bytes passed on as text.
 from __future__ import annotations
 
 import zlib
-from typing import Protocol
 
 ACCEPTED = "gzip, deflate"
+_WBITS = {"gzip": 31, "x-gzip": 31, "deflate": 15}
 
 
-class BodyDecoder(Protocol):
-    """Decodes a body chunk by chunk."""
+class BodyDecoder:
+    """Decodes a body chunk by chunk. `deflate` is zlib's format (RFC 9110 §8.4.1.2), but some
+    servers send it raw: the first chunk tells which."""
+
+    def __init__(self, wbits: int) -> None:
+        self._zlib = zlib.decompressobj(wbits)
+        self._raw_allowed = wbits == 15
 
     def decompress(self, data: bytes) -> bytes:
         """The decoded bytes `data` completes."""
-        ...
-
-    def flush(self) -> bytes:
-        """What is left once the body has ended."""
-        ...
-
-
-class _Deflate:
-    """`deflate` is zlib's format (RFC 9110 §8.4.1.2), but some servers send it raw: the first
-    chunk tells which."""
-
-    def __init__(self) -> None:
-        self._zlib = zlib.decompressobj()
-        self._first = True
-
-    def decompress(self, data: bytes) -> bytes:
-        if self._first:
-            self._first = False
+        if self._raw_allowed:
+            self._raw_allowed = False
             try:
                 return self._zlib.decompress(data)
             except zlib.error:
@@ -44,6 +33,7 @@ class _Deflate:
         return self._zlib.decompress(data)
 
     def flush(self) -> bytes:
+        """What is left once the body has ended."""
         return self._zlib.flush()
 
 
@@ -53,8 +43,8 @@ def decoder_for(content_encoding: str) -> BodyDecoder | None:
     name = content_encoding.strip().lower()
     if name in ("", "identity"):
         return None
-    if name in ("gzip", "x-gzip"):
-        return zlib.decompressobj(wbits=31)
-    if name == "deflate":
-        return _Deflate()
-    raise ValueError(f"a body in content-encoding {content_encoding!r}, which auger cannot decode")
+    if name not in _WBITS:
+        raise ValueError(
+            f"a body in content-encoding {content_encoding!r}, which auger cannot decode"
+        )
+    return BodyDecoder(_WBITS[name])

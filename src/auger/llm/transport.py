@@ -25,7 +25,6 @@ from auger._version import __version__
 from auger.llm.encodings import ACCEPTED, decoder_for
 from auger.llm.proxy import Proxies, Proxy, ProxyDenied, basic_auth
 from auger.llm.socket_reader import IdleTimeout, Wire
-from auger.llm.tunnel import open_tunnel
 
 if TYPE_CHECKING:
     import ssl
@@ -257,6 +256,8 @@ class HttpTransport:
                     server_hostname=target if first_tls else None,
                 )
                 if proxy is not None and (tls is not None or not proxy.forwards):
+                    from auger.llm.tunnel import open_tunnel  # only a proxy's user pays for it
+
                     await open_tunnel(wire, proxy, host, port, _USER_AGENT)
                 if proxy is not None and tls is not None:
                     assert wire.transport is not None
