@@ -80,5 +80,14 @@ def test_an_unusable_proxy_is_named_without_its_credentials(url: str, problem: s
     assert "hunter22" not in message and "me:" not in message
 
 
-def test_shown_leaves_the_credentials_out():
-    assert Proxy.parse("https://me:hunter22@[::1]:8443").shown == "https://[::1]:8443"
+def test_shown_and_repr_leave_the_credentials_out():
+    proxy = Proxy.parse("https://me:hunter22@[::1]:8443")
+    assert proxy.shown == "https://[::1]:8443"
+    assert repr(proxy) == str(proxy) == "Proxy('https://[::1]:8443')"
+
+
+def test_the_settings_repr_leaves_the_credentials_out():
+    proxies = Proxies.from_env({"ALL_PROXY": "socks5h://me:hunter22@p:1080", "NO_PROXY": "x"})
+    assert repr(proxies) == (
+        "Proxies(http='socks5h://p:1080', https='socks5h://p:1080', no_proxy=('x',))"
+    )

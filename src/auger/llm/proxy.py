@@ -37,15 +37,16 @@ class Proxy(msgspec.Struct, frozen=True):
         message free of credentials when it names none auger can use."""
         parts = urlsplit(url if "://" in url else "http://" + url)
         scheme = parts.scheme.lower()
-        shown = f"{scheme}://{parts.netloc.rpartition('@')[2]}"
         if scheme not in _SCHEMES:
-            raise ValueError(f"{shown}: auger speaks {', '.join(s + '://' for s in _SCHEMES)}")
+            speaks = ", ".join(s + "://" for s in _SCHEMES)
+            raise ValueError(f"{_without_credentials(url)}: auger speaks {speaks}")
         try:
             port = parts.port or _PORTS.get(scheme, 1080)
         except ValueError:
-            raise ValueError(f"{shown}: the port is not a number from 0 to 65535") from None
+            problem = "the port is not a number from 0 to 65535"
+            raise ValueError(f"{_without_credentials(url)}: {problem}") from None
         if not parts.hostname:
-            raise ValueError(f"{shown}: no host")
+            raise ValueError(f"{_without_credentials(url)}: no host")
         return cls(
             cast(Scheme, scheme),
             parts.hostname,
@@ -53,6 +54,9 @@ class Proxy(msgspec.Struct, frozen=True):
             unquote(parts.username or ""),
             unquote(parts.password or ""),
         )
+
+    def __repr__(self) -> str:  # a traceback's locals or a log line must not show the password
+        return f"Proxy({self.shown!r})"
 
     @property
     def shown(self) -> str:
@@ -85,6 +89,12 @@ class Proxies(msgspec.Struct, frozen=True):
         skip = tuple(p.strip().lower() for p in (get("no_proxy") or "").split(",") if p.strip())
         return cls(get("http_proxy") or fallback, get("https_proxy") or fallback, skip)
 
+    def __repr__(self) -> str:
+        http, https = (
+            _without_credentials(url) if url else None for url in (self.http, self.https)
+        )
+        return f"Proxies(http={http!r}, https={https!r}, no_proxy={self.no_proxy!r})"
+
     def unsupported(self) -> str | None:
         """Why a configured proxy cannot be used, or `None`."""
         for name, proxy in (("HTTP_PROXY", self.http), ("HTTPS_PROXY", self.https)):
@@ -115,6 +125,11 @@ class Proxies(msgspec.Struct, frozen=True):
             if host == name or host.endswith("." + name) or _in_network(host, name):
                 return True
         return False
+
+
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url if "://" in url else "http://" + url)
+    return f"{parts.scheme.lower()}://{parts.netloc.rpartition('@')[2]}"
 
 
 def _in_network(host: str, entry: str) -> bool:
