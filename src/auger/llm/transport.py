@@ -4,9 +4,10 @@ h11 parses the protocol (it is the parser under httpx); this module keeps connec
 moves their bytes (`socket_reader`), through the proxy `proxy` picks: http:// and https://
 proxies (TLS to the proxy, then TLS to the origin inside it: asyncio's `start_tls` nests) and
 SOCKS4/4a/5/5h (`socks`), tunnelled by `tunnel`. An httpx transport for those proxies was
-measured and not chosen: importing httpx2 costs ~55 ms, its SOCKS support needs socksio too,
-and a second transport would time out, pool and word its errors differently from this one;
-the handshakes are ~150 lines here.
+measured and not chosen: importing httpx2 (with httpcore2 and anyio, 36k lines) costs 55-100
+ms on a 2-core machine, its SOCKS support needs socksio too, and a second transport would time
+out, pool and word its errors differently from this one; the handshakes here are ~180 lines,
+imported only when a proxy is used.
 """
 
 from __future__ import annotations
