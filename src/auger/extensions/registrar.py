@@ -9,14 +9,8 @@ from typing import Any
 
 import msgspec
 
-from auger.bus import Handler
-from auger.engine.registry import (
-    EVENT_NAMES,
-    Command,
-    PromptSection,
-    ProviderFactory,
-    Registry,
-)
+from auger.engine.registry import Command, PromptSection, ProviderFactory, Registry
+from auger.extensions.on import Subscriptions
 from auger.extensions.source import ExtensionError, Source
 from auger.llm.records import Record
 from auger.records import NoticeLevel
@@ -35,8 +29,9 @@ class Surroundings(msgspec.Struct, frozen=True):
     emit: Callable[[Record], None]
 
 
-class Registrar:
-    """What `extension(g)` receives: one per extension per Runtime.
+class Registrar(Subscriptions):
+    """What `extension(g)` receives: one per extension per Runtime (`g.on` is typed per event,
+    in `Subscriptions`).
 
     What it registers lands in the registry the Runtime reads, also after loading: a handler,
     tool or command added later (say, once a server has started) takes effect at once.
@@ -67,14 +62,6 @@ class Registrar:
     def skill_sources(self) -> list[Path]:
         """The skill folders extensions added with `g.skills`, in order."""
         return [Path(s) for s in self._into.skill_sources]
-
-    def on(self, event: str, handler: Callable[..., Any]) -> None:
-        """Handle `event` (SPEC §2); an unknown name fails the extension's load."""
-        if event not in EVENT_NAMES:
-            raise ExtensionError(
-                f"unknown event {event!r}; valid events: {', '.join(sorted(EVENT_NAMES))}"
-            )
-        self._into.handlers.setdefault(event, []).append(Handler.of(handler, self.owner))
 
     def _claim(self, kind: str, name: str) -> None:
         key = f"{kind}:{name}"
