@@ -11,14 +11,13 @@ types `g.on`'s overloads hold a handler to, so mypy checks a handler as `apply` 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, TypeGuard, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict, TypeGuard
 
 import msgspec
 
 from auger.llm.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
 from auger.llm.records import Record
 from auger.llm.usage import Usage
-
 
 Observed = Literal[False] | None
 """What a handler of an event that takes no value may return: nothing, or `False` (which ends

@@ -1,5 +1,6 @@
-"""The typing of `g.on`: mypy, run on extension files as their authors would run it, accepts a
-handler of the right event and return, and rejects one of the wrong event or the wrong return.
+"""The typing of the extension API: mypy, run on extension files as their authors would run it,
+accepts a handler of the right event and return and rejects one of the wrong event or the wrong
+return; error kinds and tool error types are closed sets.
 
 One `mypy --strict` run checks every example file (a module fixture); each test reads what it
 said about one file.
@@ -119,6 +120,21 @@ def gate(event: ToolCallEvent, ctx: ToolContext) -> None:
 def extension(g: Registrar) -> None:
     g.on("tool_call", gate)
 """,
+    "error_kinds.py": """
+from auger import ProviderError, ToolError
+
+
+def fail_a_call() -> None:
+    raise ProviderError("timeout", "the model took too long")
+
+
+def fail_a_tool() -> None:
+    raise ToolError("oops", "the tool broke")
+
+
+def fail_right() -> None:
+    raise ToolError("not_found", "no such file") from ProviderError("network", "unreachable")
+""",
     "lambda_returns.py": """
 from auger import Registrar
 
@@ -216,6 +232,16 @@ def test_a_lambda_is_held_to_its_event_return(
     [(line, text)] = mypy_said["lambda_returns.py"]
     assert line == line_of("lambda_returns.py", "lambda e: 3")
     assert "int]" in text and "[call-overload]" in text
+
+
+def test_an_error_kind_or_tool_error_type_outside_the_closed_sets_is_rejected(
+    mypy_said: dict[str, list[tuple[int, str]]],
+) -> None:
+    [(provider, kind), (tool, tool_type)] = mypy_said["error_kinds.py"]
+    assert provider == line_of("error_kinds.py", '"timeout"')
+    assert "incompatible type \"Literal['timeout']\"" in kind and "[arg-type]" in kind
+    assert tool == line_of("error_kinds.py", '"oops"')
+    assert "incompatible type \"Literal['oops']\"" in tool_type
 
 
 def test_every_event_name_has_one_overload_for_its_own_type() -> None:

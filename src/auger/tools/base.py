@@ -17,12 +17,51 @@ from auger.llm.messages import ImagePart
 from auger.llm.provider import ToolSpec
 from auger.llm.text import escape_surrogates
 
+ToolErrorType = Literal[
+    # the dispatch's own
+    "validation_error",
+    "unknown_tool",
+    "blocked",
+    "cancelled",
+    "tool_failed",
+    "unavailable",
+    # files
+    "not_found",
+    "is_directory",
+    "not_a_directory",
+    "not_a_file",
+    "binary_file",
+    "too_large",
+    "permission",
+    "permission_denied",
+    "io_error",
+    "file_changed",
+    # edits
+    "no_change",
+    "ambiguous",
+    "overlapping_edits",
+    # commands
+    "command_failed",
+    "timeout",
+    "sandbox",
+    "sandbox_unavailable",
+    # the web, sub-agents
+    "network",
+    "http_error",
+    "unsupported_content",
+    "search_failed",
+    "subagent_failed",
+    "error",
+]
+"""How a tool call failed (SPEC §3); `error` when the type was not kept (a failed result read
+back from a session file, which stores only that it failed)."""
+
 
 class ToolResponse(msgspec.Struct, frozen=True):
     """What a tool call returned: the text the model is told, and an `error_type` on failure."""
 
     content: str
-    error_type: str | None = None
+    error_type: ToolErrorType | None = None
     images: tuple[ImagePart, ...] = ()
 
     @property
@@ -31,7 +70,7 @@ class ToolResponse(msgspec.Struct, frozen=True):
         return self.error_type is not None
 
     @classmethod
-    def error(cls, error_type: str, content: str) -> ToolResponse:
+    def error(cls, error_type: ToolErrorType, content: str) -> ToolResponse:
         """A failed call."""
         return cls(content, error_type)
 
@@ -50,7 +89,7 @@ class ToolResponse(msgspec.Struct, frozen=True):
 class ToolError(Exception):
     """Raised inside a tool to fail the call with an `error_type` the model sees."""
 
-    def __init__(self, error_type: str, message: str) -> None:
+    def __init__(self, error_type: ToolErrorType, message: str) -> None:
         super().__init__(message)
         self.error_type = error_type
         self.message = message
