@@ -135,6 +135,21 @@ def fail_a_tool() -> None:
 def fail_right() -> None:
     raise ToolError("not_found", "no such file") from ProviderError("network", "unreachable")
 """,
+    "turn_error.py": """
+from auger import Registrar
+from auger.records import TurnEnd
+
+
+def ended(event: TurnEnd) -> None:
+    if event.error is not None and event.error["kind"] == "rate_limit":
+        print("slow down")
+    if event.error is not None and event.error["kind"] == "timeout":
+        print("never")
+
+
+def extension(g: Registrar) -> None:
+    g.on("turn_end", ended)
+""",
     "lambda_returns.py": """
 from auger import Registrar
 
@@ -242,6 +257,14 @@ def test_an_error_kind_or_tool_error_type_outside_the_closed_sets_is_rejected(
     assert "incompatible type \"Literal['timeout']\"" in kind and "[arg-type]" in kind
     assert tool == line_of("error_kinds.py", '"oops"')
     assert "incompatible type \"Literal['oops']\"" in tool_type
+
+
+def test_a_turn_error_kind_is_one_of_the_closed_set(
+    mypy_said: dict[str, list[tuple[int, str]]],
+) -> None:
+    [(line, text)] = mypy_said["turn_error.py"]
+    assert line == line_of("turn_error.py", '"timeout"')
+    assert "Non-overlapping equality check" in text and "[comparison-overlap]" in text
 
 
 def test_every_event_name_has_one_overload_for_its_own_type() -> None:
