@@ -150,6 +150,25 @@ def ended(event: TurnEnd) -> None:
 def extension(g: Registrar) -> None:
     g.on("turn_end", ended)
 """,
+    "tool_context.py": """
+from pathlib import Path
+
+from auger import ToolContext
+from auger.records import Notify
+
+
+def seen(path: Path, ctx: ToolContext) -> bool:
+    return ctx.files is not None and ctx.files.seen(path)
+
+
+async def tell(ctx: ToolContext) -> None:
+    if ctx.agent is not None:
+        await ctx.agent.publish(Notify("done"))
+
+
+def unguarded(path: Path, ctx: ToolContext) -> bool:
+    return ctx.files.seen(path)
+""",
     "lambda_returns.py": """
 from auger import Registrar
 
@@ -265,6 +284,14 @@ def test_a_turn_error_kind_is_one_of_the_closed_set(
     [(line, text)] = mypy_said["turn_error.py"]
     assert line == line_of("turn_error.py", '"timeout"')
     assert "Non-overlapping equality check" in text and "[comparison-overlap]" in text
+
+
+def test_a_tool_context_field_has_its_own_type(
+    mypy_said: dict[str, list[tuple[int, str]]],
+) -> None:
+    [(line, text)] = mypy_said["tool_context.py"]
+    assert line == line_of("tool_context.py", "return ctx.files.seen(path)")
+    assert 'Item "None" of "FileReads | None" has no attribute "seen"' in text
 
 
 def test_every_event_name_has_one_overload_for_its_own_type() -> None:

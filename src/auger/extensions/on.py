@@ -16,10 +16,10 @@ from auger.engine.registry import EVENT_NAMES, Registry
 from auger.extensions.source import ExtensionError
 
 if TYPE_CHECKING:
-    from auger import events as ev
-    from auger import records as rec
+    import auger.events as ev
+    import auger.llm.server_tools as st
+    import auger.records as rec
     from auger.engine.context import Context
-    from auger.llm import server_tools as st
 
 E = TypeVar("E", contravariant=True)
 R = TypeVar("R")

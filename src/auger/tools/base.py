@@ -9,13 +9,20 @@ import types
 import typing
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Union, get_args, get_origin
 
 import msgspec
 
 from auger.llm.messages import ImagePart
 from auger.llm.provider import ToolSpec
+from auger.llm.records import Record
 from auger.llm.text import escape_surrogates
+
+if TYPE_CHECKING:  # each imports this module: known to the type checker only
+    from auger.host import Capability
+    from auger.tools.files import FileReads
+    from auger.tools.jobs import Jobs
+    from auger.tools.sandbox import Sandbox
 
 ToolErrorType = Literal[
     # the dispatch's own
@@ -95,6 +102,34 @@ class ToolError(Exception):
         self.message = message
 
 
+class AgentSession(Protocol):
+    """What a tool may do in the session of the agent that called it: the part of
+    `engine.context.Context` tools use, declared here so no tool imports the engine."""
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What the host can do."""
+        ...
+
+    def append_custom(self, kind: str, data: Any = None) -> None:
+        """Save extension state in the session."""
+        ...
+
+    async def publish(self, record: Record) -> None:
+        """Send a record to the stream and to its handlers."""
+        ...
+
+    async def ask(
+        self, question: str, options: list[str] | None = None, secret: bool = False
+    ) -> str | None:
+        """The user's answer; `None` when the host cannot ask or they declined."""
+        ...
+
+    def end_turn(self, text: str) -> None:
+        """End the running turn once this round of tool calls is over."""
+        ...
+
+
 class ToolContext(msgspec.Struct, frozen=True):
     """What a running tool may know about where it runs."""
 
@@ -102,11 +137,14 @@ class ToolContext(msgspec.Struct, frozen=True):
     env: Mapping[str, str]
     call_id: str = ""
     home: Path | None = None
-    jobs: Any = None
+    jobs: Jobs | None = None
     supports_images: bool = True
-    files: Any = None  # a `files.FileReads`: what the model has seen of each file
-    sandbox: Any = None  # a `tools.sandbox.Sandbox`; `None`: unconfined
-    agent: Any = None  # the calling agent's `engine.context.Context` (sub-agents, todo, plans)
+    files: FileReads | None = None
+    """What the model has seen of each file (`None`: nothing is tracked)."""
+    sandbox: Sandbox | None = None
+    """`None`: unconfined."""
+    agent: AgentSession | None = None
+    """The calling agent's session (sub-agents, todo, plans); `None` outside a turn."""
 
     def check_write(self, path: Path, shown: str) -> None:
         """Refuse a write outside the sandbox's writable folders (nothing when unconfined)."""
