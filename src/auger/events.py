@@ -11,7 +11,7 @@ types `g.on`'s overloads hold a handler to, so mypy checks a handler as `apply` 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, TypedDict, TypeGuard
+from typing import Any, ClassVar, Literal, Self, TypedDict, TypeGuard
 
 import msgspec
 
@@ -34,7 +34,7 @@ class Event(Record, frozen=True):
     takes: ClassVar[str] = "no value (it only observes)"
     """What a handler may return, as a warning about a wrong value says it."""
 
-    def apply(self, value: object) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """The event as changed by `value`, or `None` if `value` is not accepted."""
         return None
 
@@ -55,7 +55,7 @@ class Input(Event, frozen=True):
     takes: ClassVar[str] = "a string or False"
     text: str
 
-    def apply(self, value: object) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """A string replaces the text."""
         return msgspec.structs.replace(self, text=value) if isinstance(value, str) else None
 
@@ -100,7 +100,7 @@ class BeforeRequest(Event, frozen=True):
     prompt: str
     messages: int
 
-    def apply(self, value: object) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """A string is appended to the prompt."""
         if not isinstance(value, str):
             return None
@@ -125,7 +125,7 @@ class ToolCallEvent(Event, frozen=True):
     call_id: str
     blocked: str | None = None
 
-    def apply(self, value: object) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """A string blocks; a dict replaces the input."""
         if isinstance(value, str):
             return msgspec.structs.replace(self, blocked=value)
@@ -165,7 +165,7 @@ class ToolEnd(Event, frozen=True):
     detail: Any
     elapsed_ms: float
 
-    def apply(self, value: object) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """A string replaces the result text."""
         return msgspec.structs.replace(self, result=value) if isinstance(value, str) else None
 
@@ -216,7 +216,7 @@ class Context(Event, frozen=True):
     messages: list[Message]
     step: int
 
-    def apply(self, value: object) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """A list of messages replaces what this call sends."""
         if not isinstance(value, list) or not all(isinstance(m, _MESSAGES) for m in value):
             return None
@@ -244,7 +244,7 @@ class BeforeProviderRequest(Event, frozen=True):
     headers: dict[str, str]
     body: dict[str, Any]
 
-    def apply(self, value: object) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """Merge headers, replace the body."""
         if not isinstance(value, dict) or not ({"headers", "body"} & value.keys()):
             return None
@@ -296,7 +296,7 @@ class BeforeAgentStart(Event, frozen=True):
     prompt: str
     system_prompt: str
 
-    def apply(self, value: object) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """Replace the prompt or the system prompt."""
         if isinstance(value, str):
             return msgspec.structs.replace(self, prompt=value)
@@ -330,7 +330,7 @@ class SessionBeforeCompact(Event, frozen=True):
     instruction: str | None = None
     summary: str | None = None
 
-    def apply(self, value: object) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """Supply a summary or an instruction."""
         if _fields(value, ("summary", "instruction"), optional=True):
             return msgspec.structs.replace(

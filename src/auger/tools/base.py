@@ -9,7 +9,7 @@ import types
 import typing
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Union, get_args, get_origin, overload
 
 import msgspec
 
@@ -383,13 +383,29 @@ class _Signature:
         return {k: msgspec.convert(v, type=self.types[k]) for k, v in self._given(args).items()}
 
 
+@overload
+def tool(
+    fn: Callable[..., object],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parameters: dict[str, Any] | None = None,
+) -> Tool: ...
+@overload
+def tool(
+    fn: None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parameters: dict[str, Any] | None = None,
+) -> Callable[[Callable[..., object]], Tool]: ...
 def tool(
     fn: Callable[..., Any] | None = None,
     *,
     name: str | None = None,
     description: str | None = None,
     parameters: dict[str, Any] | None = None,
-) -> Any:
+) -> Tool | Callable[[Callable[..., object]], Tool]:
     """Make a `Tool` from a function (plain or async), its schema from type hints and docstring.
 
     Usable bare (`@tool`) or with options (`@tool(name="x")`). Arguments are checked against
