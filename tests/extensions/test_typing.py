@@ -169,6 +169,31 @@ async def tell(ctx: ToolContext) -> None:
 def unguarded(path: Path, ctx: ToolContext) -> bool:
     return ctx.files.seen(path)
 """,
+    "registrar_calls.py": '''
+from typing import assert_type
+
+from auger import Context, Registrar, Tool, tool
+
+
+@tool
+def shout(text: str) -> str:
+    """Shout."""
+    return text.upper()
+
+
+assert_type(shout, Tool)
+
+
+async def hello(ctx: Context) -> None:
+    await ctx.say("hello")
+
+
+def extension(g: Registrar) -> None:
+    g.tool(shout)
+    g.command("hello", hello)
+    g.mcp("time", command="uvx", args=["mcp-server-time"])
+    g.mcp("web", url="http://127.0.0.1:9/mcp", header={"a": "b"})
+''',
     "lambda_returns.py": """
 from auger import Registrar
 
@@ -292,6 +317,15 @@ def test_a_tool_context_field_has_its_own_type(
     [(line, text)] = mypy_said["tool_context.py"]
     assert line == line_of("tool_context.py", "return ctx.files.seen(path)")
     assert 'Item "None" of "FileReads | None" has no attribute "seen"' in text
+
+
+def test_the_registrar_s_other_calls_are_typed(
+    mypy_said: dict[str, list[tuple[int, str]]],
+) -> None:
+    # `@tool` gives a `Tool` (`assert_type` holds), and an MCP server's keys are checked
+    [(line, text)] = mypy_said["registrar_calls.py"]
+    assert line == line_of("registrar_calls.py", "header=")
+    assert 'Unexpected keyword argument "header"' in text
 
 
 def test_every_event_name_has_one_overload_for_its_own_type() -> None:
