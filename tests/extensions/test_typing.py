@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import typing
+from pathlib import Path
 
 import pytest
 
@@ -203,6 +204,20 @@ def extension(g: Registrar) -> None:
 """,
 }
 
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_example() -> str:
+    """The typed handler the README's extension section shows."""
+    text = README.read_text()
+    start = text.index("`g.on` is typed per event")
+    block = re.search(r"```python\n(.*?)```", text[start:], re.S)
+    assert block is not None, "the README's typed handler example is missing"
+    return block[1]
+
+
+EXAMPLES["readme.py"] = readme_example()
+
 LINE = re.compile(r"^(?P<file>[\w.]+):(?P<line>\d+): (?P<level>error|note): (?P<text>.*)$")
 
 
@@ -242,6 +257,10 @@ def test_handlers_of_the_right_event_and_return_pass(
     mypy_said: dict[str, list[tuple[int, str]]],
 ) -> None:
     assert mypy_said["right.py"] == []
+
+
+def test_the_readme_s_typed_handler_passes(mypy_said: dict[str, list[tuple[int, str]]]) -> None:
+    assert mypy_said["readme.py"] == []
 
 
 def test_a_handler_returning_the_wrong_type_is_rejected(
