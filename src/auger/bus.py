@@ -34,13 +34,13 @@ E = TypeVar("E", bound=Record)
 class Handler(msgspec.Struct, frozen=True):
     """A registered handler: the callable, whether it takes `ctx`, and who registered it."""
 
-    fn: Callable[..., Any]
+    fn: Callable[..., object]
     wants_ctx: bool
     owner: str
     sync: bool = True
 
     @classmethod
-    def of(cls, fn: Callable[..., Any], owner: str) -> Handler:
+    def of(cls, fn: Callable[..., object], owner: str) -> Handler:
         """Wrap `fn`, deciding once whether it takes `(event)` or `(event, ctx)`."""
         try:
             params = [
@@ -107,7 +107,7 @@ class Bus:
         handlers = self._handlers.get(event.type)
         if not handlers:
             return Outcome(event)
-        chain = _Chain(self, event, list(handlers))
+        chain: _Chain[E] = _Chain(self, event, list(handlers))
         while chain.next < len(chain.handlers) and chain.outcome is None:
             handler = chain.handlers[chain.next]
             if handler.sync:
@@ -128,24 +128,24 @@ class Bus:
         return chain.outcome or Outcome(chain.event)
 
 
-class _Chain:
+class _Chain(Generic[E]):
     """One run of the chain rule over `handlers`: where it is, and how it ended."""
 
-    def __init__(self, bus: Bus, event: Any, handlers: list[Handler]) -> None:
+    def __init__(self, bus: Bus, event: E, handlers: list[Handler]) -> None:
         self.bus = bus
         self.event = event
         self.handlers = handlers
         self.next = 0
-        self.outcome: Outcome[Any] | None = None
+        self.outcome: Outcome[E] | None = None
         self.abandoned = False
 
-    def call(self, handler: Handler) -> Any:
+    def call(self, handler: Handler) -> object:
         """What `handler` returns for the event as it is now (maybe an awaitable)."""
         if handler.wants_ctx:
             return handler.fn(self.event, self.bus.ctx)
         return handler.fn(self.event)
 
-    def walk(self) -> tuple[Handler, Any] | None:
+    def walk(self) -> tuple[Handler, object] | None:
         """Run the plain handlers from `next` on (on a worker thread), up to the first that
         returns an awaitable, which is handed back to be awaited on the loop."""
         while self.next < len(self.handlers) and self.outcome is None and not self.abandoned:
@@ -163,7 +163,7 @@ class _Chain:
             self.take(handler, value)
         return None
 
-    async def settle(self, handler: Handler, value: Any) -> None:
+    async def settle(self, handler: Handler, value: object) -> None:
         """Await what `handler` returned, then apply it."""
         try:
             if value is not None and inspect.isawaitable(value):
@@ -181,7 +181,7 @@ class _Chain:
         if isinstance(self.event, Event) and self.event.guard:
             self.outcome = Outcome(self.event, failure=message)
 
-    def take(self, handler: Handler, value: Any) -> None:
+    def take(self, handler: Handler, value: object) -> None:
         """Apply a handler's return value by the chain rule."""
         if value is None:
             return
@@ -203,7 +203,7 @@ class _Chain:
             self.outcome = Outcome(changed)
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     """A returned value as a warning names it: its type, and a short look at it."""
     try:
         text = repr(value)

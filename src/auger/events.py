@@ -4,17 +4,24 @@ Each event is an immutable value. `apply(value)` returns the event as changed by
 return value, or `None` when the value is not one this event takes — checked to the types of
 what it holds, so nothing a handler returns can break the turn later; the bus then warns with
 the event's `takes`. An event whose `settled` is true ends the chain (a blocked tool call).
+
+Each event that takes a value names what its handler may return (`ToolCallResult`, …): the
+types `g.on`'s overloads hold a handler to, so mypy checks a handler as `apply` will.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self, TypedDict, TypeGuard
 
 import msgspec
 
 from auger.llm.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
 from auger.llm.records import Record
 from auger.llm.usage import Usage
+
+Observed = Literal[False] | None
+"""What a handler of an event that takes no value may return: nothing, or `False` (which ends
+the chain, and cancels where the event says so)."""
 
 
 class Event(Record, frozen=True):
@@ -27,7 +34,7 @@ class Event(Record, frozen=True):
     takes: ClassVar[str] = "no value (it only observes)"
     """What a handler may return, as a warning about a wrong value says it."""
 
-    def apply(self, value: Any) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """The event as changed by `value`, or `None` if `value` is not accepted."""
         return None
 
@@ -37,6 +44,10 @@ class Event(Record, frozen=True):
         return False
 
 
+InputResult = str | Literal[False] | None
+"""An `input` handler's return: a string replaces the text; `False` swallows it."""
+
+
 class Input(Event, frozen=True):
     """What was typed. A string replaces it; `False` swallows it."""
 
@@ -44,7 +55,7 @@ class Input(Event, frozen=True):
     takes: ClassVar[str] = "a string or False"
     text: str
 
-    def apply(self, value: Any) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """A string replaces the text."""
         return msgspec.structs.replace(self, text=value) if isinstance(value, str) else None
 
@@ -77,6 +88,10 @@ class MessageEvent(Event, frozen=True):
     text: str
 
 
+BeforeRequestResult = str | Literal[False] | None
+"""A `before_request` handler's return: a string is appended to the prompt."""
+
+
 class BeforeRequest(Event, frozen=True):
     """The turn's message is about to be stored; a string is appended to it."""
 
@@ -85,13 +100,17 @@ class BeforeRequest(Event, frozen=True):
     prompt: str
     messages: int
 
-    def apply(self, value: Any) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """A string is appended to the prompt."""
         if not isinstance(value, str):
             return None
         return msgspec.structs.replace(
             self, prompt=f"{self.prompt}\n\n{value}" if self.prompt else value
         )
+
+
+ToolCallResult = str | Literal[False] | dict[str, Any] | None
+"""A `tool_call` handler's return: a string or `False` blocks the call; a dict replaces `input`."""
 
 
 class ToolCallEvent(Event, frozen=True):
@@ -106,7 +125,7 @@ class ToolCallEvent(Event, frozen=True):
     call_id: str
     blocked: str | None = None
 
-    def apply(self, value: Any) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """A string blocks; a dict replaces the input."""
         if isinstance(value, str):
             return msgspec.structs.replace(self, blocked=value)
@@ -129,6 +148,10 @@ class ToolStart(Event, frozen=True):
     call_id: str
 
 
+ToolEndResult = str | Literal[False] | None
+"""A `tool_end` handler's return: a string replaces what the model is told."""
+
+
 class ToolEnd(Event, frozen=True):
     """A tool finished. A string replaces what the model is told it returned."""
 
@@ -142,7 +165,7 @@ class ToolEnd(Event, frozen=True):
     detail: Any
     elapsed_ms: float
 
-    def apply(self, value: Any) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """A string replaces the result text."""
         return msgspec.structs.replace(self, result=value) if isinstance(value, str) else None
 
@@ -181,6 +204,10 @@ class ErrorEvent(Event, frozen=True):
     message: str
 
 
+ContextResult = list[Message] | Literal[False] | None
+"""A `context` handler's return: a list of messages replaces what this call sends."""
+
+
 class Context(Event, frozen=True):
     """The messages one model call is about to send (a copy). A list replaces them."""
 
@@ -189,11 +216,23 @@ class Context(Event, frozen=True):
     messages: list[Message]
     step: int
 
-    def apply(self, value: Any) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """A list of messages replaces what this call sends."""
         if not isinstance(value, list) or not all(isinstance(m, _MESSAGES) for m in value):
             return None
         return msgspec.structs.replace(self, messages=list(value))
+
+
+class RequestChange(TypedDict, total=False):
+    """What a `before_provider_request` handler changes: `headers` merge over, `body` replaces
+    (name at least one)."""
+
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+BeforeProviderRequestResult = RequestChange | Literal[False] | None
+"""A `before_provider_request` handler's return."""
 
 
 class BeforeProviderRequest(Event, frozen=True):
@@ -205,7 +244,7 @@ class BeforeProviderRequest(Event, frozen=True):
     headers: dict[str, str]
     body: dict[str, Any]
 
-    def apply(self, value: Any) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """Merge headers, replace the body."""
         if not isinstance(value, dict) or not ({"headers", "body"} & value.keys()):
             return None
@@ -238,6 +277,17 @@ class AgentEnd(Event, frozen=True):
     text: str
 
 
+class AgentStartChange(TypedDict, total=False):
+    """What a `before_agent_start` handler replaces (name at least one)."""
+
+    prompt: str
+    system_prompt: str
+
+
+BeforeAgentStartResult = str | AgentStartChange | Literal[False] | None
+"""A `before_agent_start` handler's return: a string replaces the prompt; `False` cancels."""
+
+
 class BeforeAgentStart(Event, frozen=True):
     """A string replaces the prompt; `False` cancels the turn; a dict replaces either field."""
 
@@ -246,7 +296,7 @@ class BeforeAgentStart(Event, frozen=True):
     prompt: str
     system_prompt: str
 
-    def apply(self, value: Any) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """Replace the prompt or the system prompt."""
         if isinstance(value, str):
             return msgspec.structs.replace(self, prompt=value)
@@ -259,6 +309,17 @@ class BeforeAgentStart(Event, frozen=True):
         return None
 
 
+class CompactChange(TypedDict, total=False):
+    """What a `session_before_compact` handler supplies (name at least one)."""
+
+    summary: str | None
+    instruction: str | None
+
+
+SessionBeforeCompactResult = CompactChange | Literal[False] | None
+"""A `session_before_compact` handler's return: `False` cancels the compaction."""
+
+
 class SessionBeforeCompact(Event, frozen=True):
     """Compaction is about to run. `False` cancels; a dict supplies `summary` or `instruction`."""
 
@@ -269,7 +330,7 @@ class SessionBeforeCompact(Event, frozen=True):
     instruction: str | None = None
     summary: str | None = None
 
-    def apply(self, value: Any) -> Event | None:
+    def apply(self, value: object) -> Self | None:
         """Supply a summary or an instruction."""
         if _fields(value, ("summary", "instruction"), optional=True):
             return msgspec.structs.replace(
@@ -312,14 +373,14 @@ class SessionShutdown(Event, frozen=True):
 _MESSAGES = (UserMessage, AssistantMessage, ToolResultMessage)
 
 
-def _strings(value: Any) -> bool:
+def _strings(value: object) -> TypeGuard[dict[str, str]]:
     """Whether `value` is a dict of strings to strings (headers)."""
     return isinstance(value, dict) and all(
         isinstance(k, str) and isinstance(v, str) for k, v in value.items()
     )
 
 
-def _fields(value: Any, names: tuple[str, str], optional: bool) -> bool:
+def _fields(value: object, names: tuple[str, str], optional: bool) -> TypeGuard[dict[str, Any]]:
     """Whether `value` is a dict naming one of `names` with each named one a string (or, when
     `optional`, `None`)."""
     if not isinstance(value, dict) or not (set(names) & value.keys()):

@@ -28,7 +28,7 @@ from auger.session.paths import find_session, latest_session
 from auger.session.store import SessionError, SessionFile, SessionHeader
 
 if TYPE_CHECKING:
-    from auger.events import BeforeAgentStart
+    from auger.events import AgentStartChange, BeforeAgentStart
     from auger.extensions.registrar import Registrar
     from auger.llm.provider import Provider
     from auger.runtime import Runtime
@@ -367,7 +367,7 @@ def system_prompt(replace: str | None, append: str | None) -> Extension | None:
         return None
 
     def extension(g: Registrar) -> None:
-        def before_agent_start(event: BeforeAgentStart) -> dict[str, str]:
+        def before_agent_start(event: BeforeAgentStart) -> AgentStartChange:
             text = event.system_prompt if replace is None else replace
             return {"system_prompt": f"{text}\n\n{append}" if append else text}
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, Literal, TypedDict, get_args
 
 import msgspec
 
+from auger.llm.errors import ErrorKind
 from auger.llm.records import (
     FINISH_REASONS,
     PROVIDER_RECORDS,
@@ -57,6 +58,8 @@ __all__ = [
     "ToolCallDelta",
     "ToolCallDone",
     "TurnEnd",
+    "TurnError",
+    "TurnErrorKind",
     "UserText",
     "plain",
 ]
@@ -229,6 +232,17 @@ class Compact(Record, frozen=True):
     automatic: bool
 
 
+TurnErrorKind = ErrorKind | Literal["unknown_command", "command"]
+"""Why a turn failed: a provider's failure, an unknown `/command`, or a command that raised."""
+
+
+class TurnError(TypedDict):
+    """`turn_end.error`: how the turn failed and what to tell the user."""
+
+    kind: TurnErrorKind
+    message: str
+
+
 class TurnEnd(Record, frozen=True):
     """Always the last record of a prompt. In `to_dict()` the cost is `usage`'s `cost` key.
 
@@ -242,7 +256,7 @@ class TurnEnd(Record, frozen=True):
     stop_reason: StopReason
     usage: Usage
     text: str = ""
-    error: dict[str, str] | None = None
+    error: TurnError | None = None
     unexecuted_calls: tuple[str, ...] | None = None
     """The tools the final text looks like it calls, written as text that never ran."""
 

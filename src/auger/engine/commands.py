@@ -13,7 +13,7 @@ from auger.engine.turn import end_turn, quiet_end, run_turn
 from auger.events import Input, UserBash
 from auger.llm.messages import UserMessage, UserPart
 from auger.llm.usage import Usage
-from auger.records import CommandOutput, StopReason, TurnEnd
+from auger.records import CommandOutput, StopReason, TurnEnd, TurnError
 from auger.tools.base import ToolContext, ToolError, ToolResponse
 
 
@@ -23,7 +23,7 @@ async def run_command(
     """Run command `name`; a command that ran no turn ends with a `turn_end` of its own."""
     run = ctx.for_command(name, args)
     stop: StopReason = "completed"
-    error: dict[str, str] | None = None
+    error: TurnError | None = None
     state.ledger.begin_turn(Usage())
     command = state.registry.commands.get(name)
     if command is None:

@@ -160,7 +160,7 @@ class Context:
         return self._state.place.env
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Mapping[str, Any]:
         """The merged settings."""
         return self._state.settings
 

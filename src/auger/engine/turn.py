@@ -18,7 +18,7 @@ from auger.llm.arguments import too_deep
 from auger.llm.messages import AssistantMessage, TextPart, ToolCall, UserMessage, UserPart
 from auger.llm.records import Record
 from auger.llm.usage import Usage
-from auger.records import StopReason, TurnEnd
+from auger.records import StopReason, TurnEnd, TurnError
 from auger.session.context import is_context
 from auger.session.entries import CustomMessageEntry
 
@@ -48,7 +48,7 @@ class Turn:
         self.attachments = attachments
         self.stop: StopReason = "completed"
         self.final_text = ""
-        self.error: dict[str, str] | None = None
+        self.error: TurnError | None = None
         self.agent_started = False
         self.warned_full = False
 
@@ -220,6 +220,6 @@ async def closing(state: AgentState, stream: Stream, bus: Bus, event: Record) ->
         stream.notify(f"{event.type} handlers were cancelled", "warning")
 
 
-def quiet_end(stop: StopReason = "completed", error: dict[str, str] | None = None) -> TurnEnd:
+def quiet_end(stop: StopReason = "completed", error: TurnError | None = None) -> TurnEnd:
     """The `turn_end` of work that ran no model call."""
     return TurnEnd(stop, Usage(), "", error)

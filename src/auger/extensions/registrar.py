@@ -3,24 +3,37 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Unpack
 
 import msgspec
 
-from auger.bus import Handler
-from auger.engine.registry import (
-    EVENT_NAMES,
-    Command,
-    PromptSection,
-    ProviderFactory,
-    Registry,
-)
+from auger.engine.registry import Command, PromptSection, ProviderFactory, Registry
+from auger.extensions.on import Subscriptions
 from auger.extensions.source import ExtensionError, Source
 from auger.llm.records import Record
 from auger.records import NoticeLevel
 from auger.tools.base import Tool, tool
+
+if TYPE_CHECKING:
+    from auger.engine.context import Context
+    from auger.llm.provider import Provider
+
+CommandHandler: TypeAlias = "Callable[[Context], Awaitable[None] | None]"
+"""A `/name` command: `handler(ctx)`, plain or async."""
+
+
+class McpServer(TypedDict, total=False):
+    """An MCP server as `g.mcp` takes it: `command`, `args`, `env`, `cwd` (stdio) or `url`,
+    `headers` (streamable HTTP)."""
+
+    command: str
+    args: list[str]
+    env: dict[str, str]
+    cwd: str
+    url: str
+    headers: dict[str, str]
 
 
 class Surroundings(msgspec.Struct, frozen=True):
@@ -35,8 +48,9 @@ class Surroundings(msgspec.Struct, frozen=True):
     emit: Callable[[Record], None]
 
 
-class Registrar:
-    """What `extension(g)` receives: one per extension per Runtime.
+class Registrar(Subscriptions):
+    """What `extension(g)` receives: one per extension per Runtime (`g.on` is typed per event,
+    in `Subscriptions`).
 
     What it registers lands in the registry the Runtime reads, also after loading: a handler,
     tool or command added later (say, once a server has started) takes effect at once.
@@ -68,14 +82,6 @@ class Registrar:
         """The skill folders extensions added with `g.skills`, in order."""
         return [Path(s) for s in self._into.skill_sources]
 
-    def on(self, event: str, handler: Callable[..., Any]) -> None:
-        """Handle `event` (SPEC §2); an unknown name fails the extension's load."""
-        if event not in EVENT_NAMES:
-            raise ExtensionError(
-                f"unknown event {event!r}; valid events: {', '.join(sorted(EVENT_NAMES))}"
-            )
-        self._into.handlers.setdefault(event, []).append(Handler.of(handler, self.owner))
-
     def _claim(self, kind: str, name: str) -> None:
         key = f"{kind}:{name}"
         previous = self._into.owners.get(key)
@@ -85,12 +91,24 @@ class Registrar:
             )
         self._into.owners[key] = self.owner
 
-    def tool(self, fn: Tool | Callable[..., Any], **options: Any) -> Tool:
-        """Add a tool: a `Tool`, or a function whose schema comes from its hints and docstring.
+    def tool(
+        self,
+        fn: Tool | Callable[..., object],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parameters: dict[str, Any] | None = None,
+    ) -> Tool:
+        """Add a tool: a `Tool`, or a function whose schema comes from its hints and docstring
+        (`name`, `description` and `parameters` override what they would give).
 
         A tool of the same name is replaced in place, and the replacement is reported.
         """
-        made = fn if isinstance(fn, Tool) else tool(fn, **options)
+        made = (
+            fn
+            if isinstance(fn, Tool)
+            else tool(fn, name=name, description=description, parameters=parameters)
+        )
         self._claim("tool", made.name)
         self._into.tools[made.name] = made
         return made
@@ -101,7 +119,7 @@ class Registrar:
         if self._into.owners.get(f"tool:{name}") == self.owner:
             self._into.tools.pop(name, None)
 
-    def command(self, name: str, handler: Callable[..., Any], description: str = "") -> None:
+    def command(self, name: str, handler: CommandHandler, description: str = "") -> None:
         """Add a `/name` command; `handler(ctx)` may be async."""
         name = name.lstrip("/")
         self._claim("command", name)
@@ -128,7 +146,7 @@ class Registrar:
     def provider(
         self,
         name: str,
-        factory: Callable[[], Any],
+        factory: Callable[[], Provider],
         models: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """Add a provider: `--model name/…` then uses `factory()`; `models` gives their
@@ -141,7 +159,7 @@ class Registrar:
         """Add a folder skills are found in (`<folder>/<name>/SKILL.md`)."""
         self._into.skill_sources.append(source)
 
-    def mcp(self, name: str, **server: Any) -> None:
+    def mcp(self, name: str, **server: Unpack[McpServer]) -> None:
         """Add an MCP server: `command=`, `args=`, `env=` (stdio) or `url=`, `headers=`
         (streamable HTTP). Its tools become `NAME__tool`."""
         from auger.extensions.mcp import check_server

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit
 
 from auger.llm.anthropic import AnthropicProvider
-from auger.llm.errors import ProviderError, classify_status
+from auger.llm.errors import ErrorKind, ProviderError, classify_status
 from auger.llm.eventstream import EventStreamDecoder, FrameError
 from auger.llm.http import HttpClient
 from auger.llm.provider import Exchange
@@ -38,7 +38,7 @@ _EXTRA = "pip install 'auger[bedrock]'"
 _HOST = re.compile(r"bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com")
 
 # Exceptions a stream may end with, by `:exception-type` (the API reference's list).
-_EXCEPTIONS = {
+_EXCEPTIONS: dict[str, ErrorKind] = {
     "throttlingException": "rate_limit",
     "serviceUnavailableException": "overloaded",
     "internalServerException": "server",

@@ -4,10 +4,37 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Literal, get_args
 
 import msgspec
 
-RETRYABLE = frozenset({"rate_limit", "overloaded", "server", "network", "incomplete"})
+ErrorKind = Literal[
+    "auth",
+    "bad_request",
+    "bad_response",
+    "context_overflow",
+    "not_found",
+    "quota",
+    "rate_limit",
+    "overloaded",
+    "server",
+    "network",
+    "incomplete",
+]
+"""How a model call failed: the closed set every provider classifies its failures into."""
+RETRYABLE: frozenset[ErrorKind] = frozenset(
+    {"rate_limit", "overloaded", "server", "network", "incomplete"}
+)
+_KINDS: dict[str, ErrorKind] = {kind: kind for kind in get_args(ErrorKind)}
+
+
+def error_kind(value: object) -> ErrorKind:
+    """`value` as an error kind, from data read from outside (a script's `kind`); a value that
+    names none raises `ValueError` saying which there are."""
+    kind = _KINDS.get(value) if isinstance(value, str) else None
+    if kind is None:
+        raise ValueError(f"unknown error kind {value!r}; kinds: {', '.join(sorted(_KINDS))}")
+    return kind
 
 
 class ProviderError(Exception):
@@ -16,7 +43,7 @@ class ProviderError(Exception):
 
     def __init__(
         self,
-        kind: str,
+        kind: ErrorKind,
         message: str,
         *,
         status: int | None = None,
@@ -60,7 +87,7 @@ _OVERFLOW_HINTS = (
 _QUOTA_HINTS = ("insufficient_quota", "exceeded your current quota")
 
 
-def classify_status(status: int, message: str) -> str:
+def classify_status(status: int, message: str) -> ErrorKind:
     """The kind of an HTTP error response."""
     lowered = message.lower()
     if any(hint in lowered for hint in _OVERFLOW_HINTS):

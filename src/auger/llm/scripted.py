@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from auger.llm.errors import ProviderError
+from auger.llm.errors import ErrorKind, ProviderError, error_kind
 from auger.llm.formats import Endpoint
 from auger.llm.provider import Exchange, Request
 from auger.llm.records import (
@@ -52,7 +52,7 @@ class Call(msgspec.Struct, frozen=True):
 class Fail(msgspec.Struct, frozen=True):
     """Raise a `ProviderError` at this point of the stream."""
 
-    kind: str = "server"
+    kind: ErrorKind = "server"
     message: str = "scripted failure"
     retry_after: float | None = None
 
@@ -124,10 +124,10 @@ class ScriptedProvider:
             )
         path = Path(endpoint.script).expanduser()
         try:
-            replies = json.loads(path.read_text())
+            replies = [reply_from_dict(r) for r in json.loads(path.read_text())]
         except (OSError, ValueError) as exc:
             raise ValueError(f"cannot load script {path}: {exc}") from None
-        return cls([reply_from_dict(r) for r in replies], name=endpoint.name)
+        return cls(replies, name=endpoint.name)
 
     def queue(self, *replies: Script | str) -> None:
         """Add replies; a bare string is a text reply."""
@@ -225,7 +225,8 @@ def reply_from_dict(data: dict[str, Any] | str) -> Reply:
         elif "tool" in p:
             parts.append(Call(p["tool"], p.get("args", {}), p.get("id")))
         elif "error" in p:
-            parts.append(Fail(p.get("kind", "server"), p["error"], p.get("retry_after")))
+            kind = error_kind(p.get("kind", "server"))
+            parts.append(Fail(kind, p["error"], p.get("retry_after")))
         elif "delay" in p:
             parts.append(Delay(float(p["delay"])))
     usage = data.get("usage")

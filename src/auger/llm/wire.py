@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 import msgspec
 
 from auger.llm.auth import Authorizer
-from auger.llm.errors import ProviderError, classify_status
+from auger.llm.errors import ErrorKind, ProviderError, classify_status
 from auger.llm.formats import Endpoint
 from auger.llm.http import HttpClient
 from auger.llm.messages import AssistantMessage
@@ -18,7 +18,7 @@ from auger.llm.records import Record, ToolCallDelta, ToolCallDone
 from auger.llm.transport import Transport
 
 # Error codes and types seen in stream error events (Anthropic `error.type`, OpenAI `code`/`type`).
-_ERROR_KINDS = {
+_ERROR_KINDS: dict[str, ErrorKind] = {
     "overloaded_error": "overloaded",
     "rate_limit_error": "rate_limit",
     "rate_limit_exceeded": "rate_limit",

@@ -27,7 +27,7 @@ from auger.records import (
 )
 from auger.session.context import is_context
 from auger.session.entries import Entry, MessageEntry
-from auger.tools.base import ToolResponse
+from auger.tools.base import ToolResponse, error_type_of
 
 
 def history(branch: Iterable[Entry]) -> Iterator[Record]:
@@ -55,7 +55,7 @@ def history(branch: Iterable[Entry]) -> Iterator[Record]:
                     yield ToolCallDone(part.call_id, part.name, part.arguments)
         elif isinstance(message, ToolResultMessage):
             name, arguments = calls.pop(message.call_id, (message.name, "{}"))
-            kind = (message.error_type or "error") if message.is_error else None
+            kind = error_type_of(message.error_type) if message.is_error else None
             images = tuple(p for p in message.content if isinstance(p, ImagePart))
             result = ToolResponse(message.text, kind, images)
             args = arguments_or_empty(arguments)

@@ -9,20 +9,82 @@ import types
 import typing
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    Protocol,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+    overload,
+)
 
 import msgspec
 
 from auger.llm.messages import ImagePart
 from auger.llm.provider import ToolSpec
+from auger.llm.records import Record
 from auger.llm.text import escape_surrogates
+
+if TYPE_CHECKING:  # each imports this module: known to the type checker only
+    from auger.host import Capability
+    from auger.tools.files import FileReads
+    from auger.tools.jobs import Jobs
+    from auger.tools.sandbox import Sandbox
+
+ToolErrorType = Literal[
+    # the dispatch's own
+    "validation_error",
+    "unknown_tool",
+    "blocked",
+    "cancelled",
+    "tool_failed",
+    "unavailable",
+    # files
+    "not_found",
+    "is_directory",
+    "not_a_directory",
+    "not_a_file",
+    "binary_file",
+    "too_large",
+    "permission",
+    "permission_denied",
+    "io_error",
+    "file_changed",
+    # edits
+    "no_change",
+    "ambiguous",
+    "overlapping_edits",
+    # commands
+    "command_failed",
+    "timeout",
+    "sandbox",
+    "sandbox_unavailable",
+    # the web, sub-agents
+    "network",
+    "http_error",
+    "unsupported_content",
+    "search_failed",
+    "subagent_failed",
+    "error",
+]
+"""How a tool call failed (SPEC §3); `error` when the type was not kept (a failed result read
+back from a session file written before results kept it)."""
+TOOL_ERROR_TYPES: frozenset[str] = frozenset(get_args(ToolErrorType))
+
+
+def error_type_of(text: str | None) -> ToolErrorType:
+    """`text` as a tool error type; `error` for one auger does not know (a foreign file's)."""
+    return cast(ToolErrorType, text) if text in TOOL_ERROR_TYPES else "error"
 
 
 class ToolResponse(msgspec.Struct, frozen=True):
     """What a tool call returned: the text the model is told, and an `error_type` on failure."""
 
     content: str
-    error_type: str | None = None
+    error_type: ToolErrorType | None = None
     images: tuple[ImagePart, ...] = ()
 
     @property
@@ -31,7 +93,7 @@ class ToolResponse(msgspec.Struct, frozen=True):
         return self.error_type is not None
 
     @classmethod
-    def error(cls, error_type: str, content: str) -> ToolResponse:
+    def error(cls, error_type: ToolErrorType, content: str) -> ToolResponse:
         """A failed call."""
         return cls(content, error_type)
 
@@ -50,10 +112,38 @@ class ToolResponse(msgspec.Struct, frozen=True):
 class ToolError(Exception):
     """Raised inside a tool to fail the call with an `error_type` the model sees."""
 
-    def __init__(self, error_type: str, message: str) -> None:
+    def __init__(self, error_type: ToolErrorType, message: str) -> None:
         super().__init__(message)
         self.error_type = error_type
         self.message = message
+
+
+class AgentSession(Protocol):
+    """What a tool may do in the session of the agent that called it: the part of
+    `engine.context.Context` tools use, declared here so no tool imports the engine."""
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What the host can do."""
+        ...
+
+    def append_custom(self, kind: str, data: Any = None) -> None:
+        """Save extension state in the session."""
+        ...
+
+    async def publish(self, record: Record) -> None:
+        """Send a record to the stream and to its handlers."""
+        ...
+
+    async def ask(
+        self, question: str, options: list[str] | None = None, secret: bool = False
+    ) -> str | None:
+        """The user's answer; `None` when the host cannot ask or they declined."""
+        ...
+
+    def end_turn(self, text: str) -> None:
+        """End the running turn once this round of tool calls is over."""
+        ...
 
 
 class ToolContext(msgspec.Struct, frozen=True):
@@ -63,11 +153,14 @@ class ToolContext(msgspec.Struct, frozen=True):
     env: Mapping[str, str]
     call_id: str = ""
     home: Path | None = None
-    jobs: Any = None
+    jobs: Jobs | None = None
     supports_images: bool = True
-    files: Any = None  # a `files.FileReads`: what the model has seen of each file
-    sandbox: Any = None  # a `tools.sandbox.Sandbox`; `None`: unconfined
-    agent: Any = None  # the calling agent's `engine.context.Context` (sub-agents, todo, plans)
+    files: FileReads | None = None
+    """What the model has seen of each file (`None`: nothing is tracked)."""
+    sandbox: Sandbox | None = None
+    """`None`: unconfined."""
+    agent: AgentSession | None = None
+    """The calling agent's session (sub-agents, todo, plans); `None` outside a turn."""
 
     def check_write(self, path: Path, shown: str) -> None:
         """Refuse a write outside the sandbox's writable folders (nothing when unconfined)."""
@@ -306,13 +399,29 @@ class _Signature:
         return {k: msgspec.convert(v, type=self.types[k]) for k, v in self._given(args).items()}
 
 
+@overload
+def tool(
+    fn: Callable[..., object],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parameters: dict[str, Any] | None = None,
+) -> Tool: ...
+@overload
+def tool(
+    fn: None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parameters: dict[str, Any] | None = None,
+) -> Callable[[Callable[..., object]], Tool]: ...
 def tool(
     fn: Callable[..., Any] | None = None,
     *,
     name: str | None = None,
     description: str | None = None,
     parameters: dict[str, Any] | None = None,
-) -> Any:
+) -> Tool | Callable[[Callable[..., object]], Tool]:
     """Make a `Tool` from a function (plain or async), its schema from type hints and docstring.
 
     Usable bare (`@tool`) or with options (`@tool(name="x")`). Arguments are checked against

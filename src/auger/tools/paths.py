@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from auger.tools.base import ToolError
+from auger.tools.base import ToolError, ToolErrorType
 
 
 def os_error(exc: OSError, path: str | Path) -> ToolError:
     """The tool error for a failed file operation on `path`."""
-    kinds = {
+    kinds: dict[type[OSError], tuple[ToolErrorType, str]] = {
         FileNotFoundError: ("not_found", "does not exist"),
         IsADirectoryError: ("is_directory", "is a directory"),
         NotADirectoryError: ("not_a_directory", "is not a directory (or a parent is a file)"),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
-from auger.tools.base import ToolContext, ToolError
+from auger.tools.base import ToolContext, ToolError, ToolErrorType
 from auger.tools.paths import PathGlob, Tree, display, nearest, sort_key
 
 # Make ripgrep's choices those of `paths.Tree`: no config file, hidden files searched, `.git`
@@ -113,7 +113,7 @@ async def run_rg(
         raise
     if process.returncode == 2 and not out:
         message = err.decode(errors="replace").strip()
-        kind = "validation_error" if "regex" in message else "command_failed"
+        kind: ToolErrorType = "validation_error" if "regex" in message else "command_failed"
         raise ToolError(kind, f"ripgrep failed: {message}")
     return out
 

@@ -10,7 +10,7 @@ from typing import Any
 from auger.config.credentials import load_signin, save_signin
 from auger.config.signin.kind import Entry, Kind, Revoked, expired
 from auger.config.signin.web import SignInError, Unreachable
-from auger.llm.errors import ProviderError
+from auger.llm.errors import ErrorKind, ProviderError
 from auger.llm.transport import Transport
 
 
@@ -66,7 +66,7 @@ class SignedIn:
                 f"{self._name}: the sign-in has expired or was revoked ({exc}) — " + self._again,
             ) from None
         except SignInError as exc:  # the network, or a server error: worth another try
-            kind = "network" if isinstance(exc, Unreachable) else "server"
+            kind: ErrorKind = "network" if isinstance(exc, Unreachable) else "server"
             raise ProviderError(kind, f"{self._name}: cannot renew the sign-in: {exc}") from None
         save_signin(self.home, self.kind.name, renewed)
         return renewed

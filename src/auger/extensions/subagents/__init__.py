@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from auger.engine.children import ChildSpec, depth_of, run_children
+from auger.engine.context import Context
 from auger.extensions import claude_project
 from auger.extensions.subagents.definitions import Definition, discover
 from auger.tools.base import Tool, ToolContext, ToolError, ToolResponse
@@ -81,7 +82,7 @@ def extension(g: Any) -> None:
 
     async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResponse:
         parent = ctx.agent
-        if parent is None:
+        if not isinstance(parent, Context):  # children need the whole engine context
             raise ToolError("blocked", "task: sub-agents run only inside an agent's turn")
         depth = depth_of(parent)
         if depth >= max_depth:

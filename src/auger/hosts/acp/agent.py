@@ -230,7 +230,7 @@ class AcpAgent:
             session.busy = False
         await self._advertise(session)
         if end.stop_reason == "error":
-            message = (end.error or {}).get("message", "the turn failed")
+            message = end.error["message"] if end.error else "the turn failed"
             raise RequestError(-32603, message, end.error)
         usage = end.usage
         return PromptResponse(
