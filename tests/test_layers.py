@@ -10,7 +10,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "auger"
 
 LAYERS = [
-    ("auger.llm", "auger._version", "auger._lazy"),
+    ("auger.llm", "auger._version", "auger._lazy", "auger.event"),
     ("auger.tools", "auger.session", "auger.config", "auger.records", "auger.events", "auger.host"),
     ("auger.sessions",),
     ("auger.bus",),
@@ -20,7 +20,7 @@ LAYERS = [
     ("auger.loader", "auger.batch"),
     ("auger.hosts", "auger.cli", "auger.__main__", "auger"),
 ]
-HOSTS = 8
+HOSTS = len(LAYERS) - 1
 PUBLIC = {
     *("auger", "auger._version", "auger.runtime", "auger.loader", "auger.sessions"),
     *("auger.records", "auger.events", "auger.host", "auger.batch"),

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
-from auger.events import Event
+from auger.event import Event
 from auger.llm.records import Record
 from auger.records import NoticeLevel
 

@@ -11,38 +11,15 @@ types `g.on`'s overloads hold a handler to, so mypy checks a handler as `apply` 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self, TypedDict, TypeGuard
+from typing import Any, ClassVar, Literal, Self, TypedDict
 
 import msgspec
 
-from auger.llm.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
-from auger.llm.records import Record
+from auger.event import MESSAGES, fields, strings
+from auger.event import Event as Event
+from auger.event import Observed as Observed
+from auger.llm.messages import Message
 from auger.llm.usage import Usage
-
-Observed = Literal[False] | None
-"""What a handler of an event that takes no value may return: nothing, or `False` (which ends
-the chain, and cancels where the event says so)."""
-
-
-class Event(Record, frozen=True):
-    """Base of the extension events; observe-only unless `apply` says otherwise.
-
-    A `guard` event is one whose handler failing blocks what it guards (SPEC §2.1).
-    """
-
-    guard: ClassVar[bool] = False
-    takes: ClassVar[str] = "no value (it only observes)"
-    """What a handler may return, as a warning about a wrong value says it."""
-
-    def apply(self, value: object) -> Self | None:
-        """The event as changed by `value`, or `None` if `value` is not accepted."""
-        return None
-
-    @property
-    def settled(self) -> bool:
-        """Whether the chain ends here."""
-        return False
-
 
 InputResult = str | Literal[False] | None
 """An `input` handler's return: a string replaces the text; `False` swallows it."""
@@ -218,7 +195,7 @@ class Context(Event, frozen=True):
 
     def apply(self, value: object) -> Self | None:
         """A list of messages replaces what this call sends."""
-        if not isinstance(value, list) or not all(isinstance(m, _MESSAGES) for m in value):
+        if not isinstance(value, list) or not all(isinstance(m, MESSAGES) for m in value):
             return None
         return msgspec.structs.replace(self, messages=list(value))
 
@@ -249,7 +226,7 @@ class BeforeProviderRequest(Event, frozen=True):
         if not isinstance(value, dict) or not ({"headers", "body"} & value.keys()):
             return None
         headers, body = value.get("headers") or {}, value.get("body", self.body)
-        if not _strings(headers) or not isinstance(body, dict):
+        if not strings(headers) or not isinstance(body, dict):
             return None
         return msgspec.structs.replace(self, headers=self.headers | headers, body=body)
 
@@ -300,7 +277,7 @@ class BeforeAgentStart(Event, frozen=True):
         """Replace the prompt or the system prompt."""
         if isinstance(value, str):
             return msgspec.structs.replace(self, prompt=value)
-        if _fields(value, ("prompt", "system_prompt"), optional=False):
+        if fields(value, ("prompt", "system_prompt"), optional=False):
             return msgspec.structs.replace(
                 self,
                 prompt=value.get("prompt", self.prompt),
@@ -332,7 +309,7 @@ class SessionBeforeCompact(Event, frozen=True):
 
     def apply(self, value: object) -> Self | None:
         """Supply a summary or an instruction."""
-        if _fields(value, ("summary", "instruction"), optional=True):
+        if fields(value, ("summary", "instruction"), optional=True):
             return msgspec.structs.replace(
                 self,
                 summary=value.get("summary", self.summary),
@@ -368,26 +345,6 @@ class SessionShutdown(Event, frozen=True):
 
     type: ClassVar[str] = "session_shutdown"
     root: str
-
-
-_MESSAGES = (UserMessage, AssistantMessage, ToolResultMessage)
-
-
-def _strings(value: object) -> TypeGuard[dict[str, str]]:
-    """Whether `value` is a dict of strings to strings (headers)."""
-    return isinstance(value, dict) and all(
-        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-    )
-
-
-def _fields(value: object, names: tuple[str, str], optional: bool) -> TypeGuard[dict[str, Any]]:
-    """Whether `value` is a dict naming one of `names` with each named one a string (or, when
-    `optional`, `None`)."""
-    if not isinstance(value, dict) or not (set(names) & value.keys()):
-        return False
-    return all(
-        isinstance(value[n], str) or (optional and value[n] is None) for n in names if n in value
-    )
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (
