@@ -213,13 +213,18 @@ class McpServers:
 
     async def _serve(self, server: _Server, ctx: Context, after: float) -> None:
         """Connect, list the tools, register them, then hold the connection until cancelled."""
+        import contextlib
         import tempfile
 
         timer = asyncio.get_running_loop().call_later(after, self._is_slow, server, after)
         with tempfile.TemporaryFile("w+") as errlog:
             try:
-                async with _connect(server.spec, ctx, errlog) as client:
-                    listed = await _list_tools(client)
+                async with contextlib.AsyncExitStack() as connection:
+                    async with ctx.progress(f"starting MCP server {server.name}"):
+                        client = await connection.enter_async_context(
+                            _connect(server.spec, ctx, errlog)
+                        )
+                        listed = await _list_tools(client)
                     timer.cancel()
                     server.client = client
                     server.tools = [self._tool(server.name, t) for t in listed]

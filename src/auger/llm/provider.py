@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any, Literal, Protocol
 
@@ -86,6 +87,10 @@ class Exchange(Protocol):
         """Observes the response status and headers."""
         ...
 
+    def progress(self, label: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """Shows `label` (the host's spinner) while slow work before the request runs."""
+        ...
+
 
 class PassThrough:
     """An exchange that changes nothing."""
@@ -98,6 +103,10 @@ class PassThrough:
 
     async def after_response(self, url: str, status: int, headers: dict[str, str]) -> None:
         """Nothing to observe."""
+
+    def progress(self, label: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """Nothing to show."""
+        return contextlib.nullcontext()
 
 
 class Provider(Protocol):
