@@ -183,10 +183,10 @@ class McpServers:
         """Before a turn's first model call, wait (bounded by `mcp.startup_timeout`, counted
         from the session's start) for servers still starting, so their tools are there from
         the first step; a server still not ready joins at a later turn."""
-        starting = [s.settled.wait() for s in self._servers.values() if not s.settled.is_set()]
+        starting = [s.settled for s in self._servers.values() if not s.settled.is_set()]
         remaining = self._wait_until - asyncio.get_running_loop().time()
         if starting and remaining > 0:
-            waits = [asyncio.ensure_future(w) for w in starting]
+            waits = [asyncio.ensure_future(settled.wait()) for settled in starting]
             _, pending = await asyncio.wait(waits, timeout=remaining)
             for waiting in pending:
                 waiting.cancel()
