@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import socket
 import subprocess
@@ -24,6 +23,7 @@ from auger.llm.records import Record
 from auger.llm.scripted import Call, Reply, ScriptedProvider
 from auger.records import AfterToolCall, BeforeToolCall, Notify
 from auger.runtime import Runtime
+from support.procs import running
 from support.runtime import collect
 
 BIN = Path(sys.executable).parent
@@ -219,15 +219,6 @@ async def test_the_host_shows_each_server_starting_until_it_is_ready_or_fails(
     await wait_until(lambda: host.open() == [])
     assert host.shown[-1] == ("end", "starting MCP server late", None)
     await rt.close()
-
-
-def running(marker: str) -> bool:
-    """Whether a process whose command line holds `marker` is alive."""
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        with contextlib.suppress(OSError):
-            if marker.encode() in cmdline.read_bytes():
-                return True
-    return False
 
 
 async def test_a_slow_server_never_holds_up_a_prompt_and_stops_on_close(tmp_path: Path) -> None:

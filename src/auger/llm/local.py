@@ -124,9 +124,7 @@ def hub_download(repo: str, filename: str, folder: Path, endpoint: str | None = 
             super().__init__(*args, **{**kwargs, "disable": True})
 
     try:
-        got = hf_hub_download(
-            repo, filename, local_dir=folder, endpoint=endpoint, tqdm_class=Quiet
-        )
+        got = hf_hub_download(repo, filename, local_dir=folder, endpoint=endpoint, tqdm_class=Quiet)
     except LocalEntryNotFoundError as exc:  # the hub could not be reached, nothing cached
         raise ProviderError("network", f"cannot reach the hub for {repo}: {exc}") from None
     except (EntryNotFoundError, RepositoryNotFoundError) as exc:
