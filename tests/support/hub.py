@@ -6,7 +6,8 @@ a file stored with LFS: a `302` to a signed CDN URL on another origin, carrying 
 metadata itself — `X-Repo-Commit` (the commit the revision resolves to), `X-Linked-Etag` (the
 sha256 of the content), `X-Linked-Size` — and an unknown file is a `404` with
 `X-Error-Code: EntryNotFound`, an unknown repository a `401` with `X-Error-Code: RepoNotFound`.
-The CDN sends the bytes with their `Content-Length`.
+The CDN sends the bytes with their `Content-Length`. `GET /api/agent-harnesses` (the registry
+huggingface_hub 2 reads for its user agent, from `HF_ENDPOINT`) is an empty registry.
 
 Sources: the resolve URL and its redirect, https://huggingface.co/docs/xet/file-id; the headers
 read, `get_hf_file_metadata` and `hf_raise_for_status` in
@@ -17,6 +18,7 @@ and …/utils/_http.py.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -115,6 +117,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _HubHandler(_Handler):
     def answer(self, body: bool) -> None:
+        if self.path == "/api/agent-harnesses":  # huggingface_hub's user-agent telemetry
+            registry = json.dumps({"standardEnvVars": [], "harnesses": {}}).encode()
+            self.send(200, {"Content-Type": "application/json"}, registry if body else b"")
+            return
         owner, _, rest = self.path.lstrip("/").partition("/")
         repo, _, rest = rest.partition("/")
         kind, _, rest = rest.partition("/")

@@ -68,5 +68,5 @@ def test_the_spinner_names_each_mcp_server_while_it_starts(
     (gates[first] / "go").touch()
     second = starting(pane, besides=first)  # the other is still under way: the spinner says so
     (gates[second] / "go").touch()
-    screen = pane.wait_for("hello from the model", timeout=20)
+    pane.wait_for("hello from the model", timeout=20)
     assert "starting MCP server" not in wait_gone(pane, "esc to cancel")
