@@ -22,7 +22,7 @@ import msgspec
 from auger.llm.errors import ProviderError
 from auger.llm.formats import Endpoint
 from auger.llm.openai_chat import OpenAIChatProvider
-from auger.llm.provider import Exchange, Request
+from auger.llm.provider import Exchange, Request, progress
 from auger.llm.records import ProviderNotice, Record
 
 INSTALL = "pip install 'auger[local]'"
@@ -188,7 +188,7 @@ class LocalProvider:
                 path = folder / hub[1]
                 if not path.is_file():
                     yield ProviderNotice(f"downloading {hub[1]} from {hub[0]}…")
-                    async with exchange.progress(f"downloading {hub[1]}"):
+                    async with progress(exchange, f"downloading {hub[1]}"):
                         path = await asyncio.to_thread(self._fetcher, hub[0], hub[1], folder)
             served = self._served
             if served is None or (served.path, served.context) != (path, context):
@@ -197,7 +197,7 @@ class LocalProvider:
                 await self._stop()
                 yield ProviderNotice(f"loading {path.name} with llama.cpp ({context} tokens)…")
                 started = time.monotonic()
-                async with exchange.progress(f"loading {path.name}"):
+                async with progress(exchange, f"loading {path.name}"):
                     handle, base_url = await asyncio.to_thread(
                         self._starter, path, context, self.compat
                     )
