@@ -75,3 +75,17 @@ async def test_a_host_without_the_capability_is_never_asked(tmp_path: Path) -> N
     assert host.shown == []
     assert any(getattr(r, "text", "") == "indexed" for r in records)
     await rt.close()
+
+
+def test_headless_acp_and_rpc_show_no_progress() -> None:
+    """`auger -p` has no spinner (its notices already go to stderr), and neither ACP's
+    `session/update` kinds nor auger's RPC records have a progress message: none of them
+    advertises the capability, so `ctx.progress` is a no-op there (the test above)."""
+    from auger.hosts.acp.host import AcpHost
+    from auger.hosts.headless import HeadlessHost
+    from auger.hosts.rpc import RpcHost
+    from auger.hosts.terminal.host import TerminalHost
+
+    assert "progress" in TerminalHost.capabilities
+    for host in (HeadlessHost, AcpHost, RpcHost):
+        assert "progress" not in host.capabilities

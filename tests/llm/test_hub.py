@@ -10,7 +10,6 @@ so huggingface_hub's own cache and settings are the test's too.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import pytest
 
 from support.cli import Project, json_lines
-from support.hub import Hub, HubFile
+from support.hub import Hub, HubFile, needs_client
 
 pytestmark = pytest.mark.slow  # real processes; a failed download is retried by the engine
 
@@ -28,12 +27,7 @@ REPO, FILE = "tiny-org/tiny-GGUF", "tiny-q4.gguf"
 
 @pytest.fixture(autouse=True)
 def _needs_the_hub_client() -> None:
-    try:
-        import huggingface_hub  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("CI installs auger[local]: huggingface_hub is missing")
-        pytest.skip("pip install -e '.[local]'")
+    needs_client()
 
 
 @pytest.fixture

@@ -30,10 +30,12 @@ COMMIT = "0123456789abcdef0123456789abcdef01234567"
 @dataclass
 class HubFile:
     """One file of a repository; `short` sends only that many of its bytes from the CDN (the
-    metadata still says the whole size): a download cut short."""
+    metadata still says the whole size): a download cut short. With `hold`, the CDN sends half
+    the bytes, then the rest once `hold` is set: a slow download."""
 
     content: bytes
     short: int | None = None
+    hold: threading.Event | None = None
 
     @property
     def sha256(self) -> str:
@@ -158,4 +160,25 @@ class _CdnHandler(_Handler):
             return
         content = found.content if found.short is None else found.content[: found.short]
         headers = {"Content-Type": "binary/octet-stream", "ETag": f'"{sha}"'}
-        self.send(200, headers, content if body else b"")
+        if found.hold is None or not body:
+            self.send(200, headers, content if body else b"")
+            return
+        half = len(content) // 2
+        self.send(200, {**headers, "Content-Length": str(len(content))}, content[:half])
+        self.wfile.flush()
+        found.hold.wait(30)
+        self.wfile.write(content[half:])
+
+
+def needs_client() -> None:
+    """Skip without huggingface_hub (`auger[local]`), but fail under CI, which installs it."""
+    import os
+
+    import pytest
+
+    try:
+        import huggingface_hub  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("CI installs auger[local]: huggingface_hub is missing")
+        pytest.skip("pip install -e '.[local]'")

@@ -1,17 +1,20 @@
 """The terminal's spinner says what slow work is under way: `auger` in tmux, with two MCP
-servers (tests/support/late_mcp.py) that answer only once the test lets each one go."""
+servers (tests/support/late_mcp.py) that answer only once the test lets each one go, and a
+model downloaded from a stand-in Hub (tests/support/hub.py) whose CDN waits for the test."""
 
 from __future__ import annotations
 
 import os
 import re
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from support.cli import Project
+from support.hub import Hub, HubFile, needs_client
 from support.procs import running
 from support.tmux import TMUX, Pane, start
 
@@ -70,3 +73,29 @@ def test_the_spinner_names_each_mcp_server_while_it_starts(
     (gates[second] / "go").touch()
     pane.wait_for("hello from the model", timeout=20)
     assert "starting MCP server" not in wait_gone(pane, "esc to cancel")
+
+
+def test_the_spinner_says_a_hub_model_is_downloading_and_no_bar_is_drawn(
+    project: Project, panes: list[Pane]
+) -> None:
+    needs_client()
+    hold = threading.Event()
+    hub = Hub({"tiny-org/tiny-GGUF/tiny-q4.gguf": HubFile(b"GGUF" * 2560, hold=hold)}).start()
+    try:
+        project.env["HF_ENDPOINT"] = hub.url
+        pane = start(panes, project, "--model", "local/hf:tiny-org/tiny-GGUF/tiny-q4.gguf")
+        pane.wait_for("local/hf:tiny-org")
+        pane.type("hi")
+        pane.keys("Enter")
+        screen = pane.wait_for("downloading tiny-q4.gguf… ", "esc to cancel", timeout=20)
+        spinner = next(line for line in screen.splitlines() if "esc to cancel" in line)
+        assert "downloading tiny-q4.gguf…" in spinner, screen
+        assert "%|" not in screen  # huggingface_hub draws no progress bar over the screen
+        hold.set()
+        screen = wait_gone(pane, "esc to cancel")
+        assert "%|" not in screen
+        folder = Path(project.env["HOME"]) / ".auger/models/hub/tiny-org/tiny-GGUF"
+        assert (folder / "tiny-q4.gguf").read_bytes() == b"GGUF" * 2560
+    finally:
+        hold.set()
+        hub.stop()
