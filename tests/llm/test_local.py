@@ -236,3 +236,12 @@ async def test_a_load_that_fails_still_ends_its_progress(wire, gguf) -> None:
     with pytest.raises(ProviderError):
         [r async for r in provider.stream(request(gguf), exchange)]
     assert exchange.shown == [("loading m.gguf", "ProviderError")]
+
+
+def test_hf_endpoint_in_the_session_env_points_hub_downloads_at_a_mirror() -> None:
+    from auger.config.models import build_provider, provider_config
+
+    mirror = "http://127.0.0.1:9/hub-mirror"
+    built = build_provider(provider_config("local", {"HF_ENDPOINT": mirror}, {}))
+    assert isinstance(built, LocalProvider) and built.compat.hub_endpoint == mirror
+    assert build_provider(provider_config("local", {}, {})).compat.hub_endpoint is None
