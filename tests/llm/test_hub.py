@@ -112,3 +112,14 @@ def test_a_download_cut_short_fails_and_leaves_no_partial_file(tmp_path: Path, h
     hub.files[f"{REPO}/{FILE}"].short = None  # the next run gets it whole
     run(project, hub)
     assert (models(project) / "hub" / REPO / FILE).read_bytes() == GGUF
+
+
+def test_a_hub_that_cannot_be_reached_is_a_network_error_not_a_missing_file(
+    tmp_path: Path, hub: Hub
+) -> None:
+    project = Project.make(tmp_path)
+    project.env["HF_HUB_OFFLINE"] = "1"  # huggingface_hub's own switch: no request at all
+    end = run(project, hub)[-1]
+    assert end["error"]["kind"] == "network"
+    assert end["error"]["message"].startswith(f"cannot reach the hub for {REPO}")
+    assert downloads(hub) == [] and leftovers(models(project)) == []
