@@ -163,18 +163,17 @@ def requests(model: Model, build: Build, compact: int | None) -> list[tuple[floa
 
     def compaction() -> None:
         # as `engine.compact` does: the summary request is the conversation up to the kept
-        # part, then the request for the summary; the context message and the first prompt
-        # are summarised with the rest (the next turn sends the context again)
+        # part, then the request for the summary; the first prompt is summarised with the
+        # rest, and the context message, still in force, follows the summary
         nonlocal history
         first = kept(history)
         send([*history[:first], UserMessage.of(summary_request_text(False, None))], system, tools)
-        history = [UserMessage.of(COMPACTION_PREFIX + _words(session.rng, 900)), *history[first:]]
+        summary = UserMessage.of(COMPACTION_PREFIX + _words(session.rng, 900))
+        history = [summary, history[0], *history[first:]]
 
     for turn, count in enumerate((LOOP, SECOND)):
         if turn:
             clock[0] += PAUSE
-            if history[0].text != texts[0]:  # compacted: the context message is sent again
-                history.append(UserMessage.of(texts[0]))
             history.append(UserMessage.of("Now run the whole test suite and fix what else fails."))
         for n in range(1, count + 1):
             send(history, system, tools)

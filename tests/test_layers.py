@@ -1,5 +1,6 @@
-"""The layers of DESIGN.md hold: no module imports a layer above its own, and below the hosts
-nothing prints or reads the process environment (but the Runtime's documented default)."""
+"""The layers of DESIGN.md hold: no module imports a layer above its own, the hosts use only
+the public API, and below the hosts nothing prints or reads the process environment (but the
+Runtime's documented default)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "auger"
 
 LAYERS = [
-    ("auger.llm", "auger._version"),
+    ("auger.llm", "auger._version", "auger._lazy"),
     ("auger.tools", "auger.session", "auger.config", "auger.records", "auger.events", "auger.host"),
+    ("auger.sessions",),
     ("auger.bus",),
     ("auger.engine",),
     ("auger.extensions", "auger.commands"),
@@ -18,7 +20,13 @@ LAYERS = [
     ("auger.loader", "auger.batch"),
     ("auger.hosts", "auger.cli", "auger.__main__", "auger"),
 ]
-HOSTS = 7
+HOSTS = 8
+PUBLIC = {
+    *("auger", "auger._version", "auger.runtime", "auger.loader", "auger.sessions"),
+    *("auger.records", "auger.events", "auger.host", "auger.batch"),
+    *("auger.config", "auger.llm", "auger.commands"),  # their packages' lazy public names
+}
+"""What a host may import besides the other hosts: the public API, the one an embedder has."""
 ENV_DEFAULT = {"auger/runtime.py"}  # `env=None` means the process environment, by design
 ENVIRONMENT = {"os.environ", "os.environb", "os.getenv", "os.getenvb"}
 STREAMS = {
@@ -76,6 +84,26 @@ def test_no_module_imports_a_layer_above_it() -> None:
             if layer_of(imported) > own:
                 problems.append(f"{name} (layer {own}) imports {imported}")
     assert problems == []
+
+
+def test_the_hosts_import_only_the_public_api() -> None:
+    problems = []
+    for name, _, tree in modules():
+        if layer_of(name) < HOSTS or name == "auger":
+            continue
+        for imported in imports(tree):
+            if imported not in PUBLIC and layer_of(imported) < HOSTS:
+                problems.append(f"{name} imports {imported}")
+    assert problems == []
+
+
+def test_the_public_packages_name_only_what_exists() -> None:
+    import importlib
+
+    for package in sorted(PUBLIC):
+        module = importlib.import_module(package)
+        for public in getattr(module, "__all__", ()):
+            assert getattr(module, public) is not None, f"{package}.{public}"
 
 
 def test_below_the_hosts_nothing_prints_or_reads_the_environment() -> None:

@@ -144,7 +144,7 @@ def _run(args: list[str]) -> int:
         from auger.hosts.terminal.app import run_terminal
 
         return run_terminal(opts)
-    from auger.llm.text import decode_input, escape_surrogates
+    from auger.llm import decode_input, escape_surrogates
 
     prompt = escape_surrogates(" ".join(opts.prompt))
     if not sys.stdin.isatty():
@@ -164,13 +164,11 @@ def _model_typo(spec: str) -> str | None:
     from pathlib import Path
 
     from auger.hosts.suggest import mistyped_model
-    from auger.llm.catalog import known_models
+    from auger.llm import known_models
 
     if spec in known_models():
         return None
-    from auger.config.errors import ConfigError
-    from auger.config.paths import auger_home
-    from auger.config.settings import load_settings
+    from auger.config import ConfigError, auger_home, load_settings
 
     try:
         settings = load_settings(auger_home(os.environ), Path.cwd())

@@ -1,5 +1,7 @@
-"""Finding extensions: bundled, installed packages, the user's, the project's (once trusted),
-and `--extension` files — in that order, so the most specific registers last and wins."""
+"""Building a Runtime, the one way every host and batch does (`build(options)`): the
+project's trust, its extensions — installed packages, the user's, the project's (once
+trusted) and `--extension` files, in that order, so the most specific registers last and
+wins — the settings read once, and the session to continue."""
 
 from __future__ import annotations
 
@@ -7,22 +9,29 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
 from auger.config.errors import ConfigError
-from auger.config.paths import display
+from auger.config.paths import auger_home, display
 from auger.config.project import project_root
-from auger.config.settings import load
+from auger.config.schema import merge, validate
+from auger.config.settings import Files, Loaded, combine, read
 from auger.config.trust import TrustStore
-from auger.extensions.source import Source, from_file
-from auger.host import Host
+from auger.extensions.source import Extension, Source, from_file
+from auger.host import Host, NullHost
 from auger.session.paths import find_session, latest_session
 from auger.session.store import SessionError, SessionFile, SessionHeader
+
+if TYPE_CHECKING:
+    from auger.events import BeforeAgentStart
+    from auger.extensions.registrar import Registrar
+    from auger.llm.provider import Provider
+    from auger.runtime import Runtime
 
 ENTRY_POINT_GROUP = "auger.extensions"
 
@@ -113,27 +122,28 @@ def _project_files(home: Path, cwd: Path) -> list[Source]:
     return _files(project_root(cwd, home) / ".auger" / "extensions", "project")
 
 
-def waiting_for_trust(home: Path, cwd: Path) -> list[str]:
-    """What the project at `cwd` has that applies only once it is trusted: its extension
-    files and the settings keys that need trust (empty once trusted)."""
-    if TrustStore(home).is_trusted(cwd):
-        return []
-    files = [f".auger/extensions/{s.path.name}" for s in _project_files(home, cwd) if s.path]
-    return [*load(home, cwd).ignored, *files]
+def _waiting(home: Path, cwd: Path, files: Files | None) -> list[str]:
+    """What the untrusted project has that applies only once trusted: the settings keys
+    that need trust and its extension files."""
+    ignored = list(combine(files, trusted=False).ignored) if files is not None else []
+    return [
+        *ignored,
+        *(f".auger/extensions/{s.path.name}" for s in _project_files(home, cwd) if s.path),
+    ]
 
 
 _asked: set[Path] = set()  # projects whose trust question was answered in this process
 
 
-async def ask_trust(home: Path, cwd: Path, host: Host) -> bool:
-    """Ask once per process whether to trust the project, when it has something that waits
-    for trust and the host can confirm; remembers a yes. Whether the project is trusted now."""
+async def _trusted(home: Path, cwd: Path, host: Host, files: Files | None) -> bool:
+    """Whether the project is trusted, asking once per process when it has something that
+    waits for trust and the host can confirm; a yes is remembered."""
     store = TrustStore(home)
-    waiting = waiting_for_trust(home, cwd)
-    if not waiting:
+    if store.is_trusted(cwd):
         return True
+    waiting = _waiting(home, cwd, files)
     project = project_root(cwd, home)
-    if project in _asked or "confirm" not in host.capabilities:
+    if not waiting or project in _asked or "confirm" not in host.capabilities:
         return False
     _asked.add(project)
     question = (
@@ -162,11 +172,12 @@ def discover(
     home: Path,
     cwd: Path,
     *,
+    trusted: bool,
     paths: Sequence[str] = (),
     discovered: bool = True,
 ) -> Discovered:
-    """Every extension source for a session: packages, the user's files, the project's (once
-    trusted), then `paths`, the `--extension` files (a missing one is a `ConfigError`);
+    """Every extension source for a session: packages, the user's files, the project's (when
+    `trusted`), then `paths`, the `--extension` files (a missing one is a `ConfigError`);
     `discovered=False` (`--no-extensions`) skips all but `paths`."""
     sources: list[Source] = []
     untrusted: list[str] = []
@@ -174,7 +185,7 @@ def discover(
         sources += installed(home, cwd)
         sources += _files(home / "extensions", "user")
         project = _project_files(home, cwd)
-        if TrustStore(home).is_trusted(cwd):
+        if trusted:
             sources += project
         else:
             untrusted = [f".auger/extensions/{s.path.name}" for s in project if s.path]
@@ -188,13 +199,6 @@ def discover(
             raise ConfigError(f"extension file {raw} does not exist")
         sources.append(from_file(path, "flag"))
     return Discovered(sources, untrusted)
-
-
-def settings_for(home: Path, cwd: Path, found: Discovered) -> tuple[dict[str, Any], list[str]]:
-    """The session's settings (the user's extensions protected from being disabled), and the
-    warnings to show: reading them, and the one trust notice naming all that was ignored."""
-    loaded = load(home, cwd, protected=found.user_names)
-    return loaded.settings, loaded.notices(cwd, found.untrusted)
 
 
 def open_session(
@@ -222,3 +226,151 @@ def open_session(
     except SessionError as exc:
         raise ConfigError(str(exc)) from None
     return None
+
+
+class Options(msgspec.Struct, frozen=True, kw_only=True):
+    """How to build a Runtime: what the command line's shared options say, for every host.
+
+    `settings`, when given, stands for the settings files (the Python API's and a batch's);
+    `permission_mode`, `allow`, `deny`, `sandbox`, `search` and `cache_ttl` go over the
+    settings as the flags of the same names do; `extensions` are `--extension` files.
+    """
+
+    model: str | None = None
+    cwd: str | None = None
+    home: str | None = None
+    env: Mapping[str, str] | None = None
+    settings: Mapping[str, Any] | None = None
+    max_steps: int = 100
+    reasoning: str | None = None
+    tools: tuple[str, ...] | None = None
+    bundled: bool = True
+    extensions: tuple[str, ...] = ()
+    discover: bool = True
+    skills: bool = True
+    agents_md: bool = True
+    save: bool = True
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    permission_mode: str | None = None
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    sandbox: str | None = None
+    search: bool = False
+    cache_ttl: Literal["5m", "1h"] | None = None
+    continue_: bool = False
+    resume: str | None = None
+    session: str | None = None
+
+
+async def build(
+    options: Options,
+    host: Host | None = None,
+    *,
+    extensions: Sequence[Source | Extension | tuple[str, Extension]] = (),
+    session: SessionFile | None = None,
+    provider: Provider | None = None,
+    idle_before_turn_end: bool = False,
+) -> Runtime:
+    """The Runtime `options` describe: the project's trust settled (asked once when the host
+    can confirm), extensions discovered, the settings files read once and the permission
+    rules checked once, the session opened (or `session`). A `ConfigError` (no model, a
+    missing key, a bad rule, a missing session…) propagates."""
+    from auger.runtime import Runtime, environment
+
+    env = environment(options.env)
+    cwd = Path(options.cwd or os.getcwd()).resolve()
+    home = Path(options.home) if options.home else auger_home(env)
+    host = host or NullHost()
+    files = None if options.settings is not None else read(home, cwd)
+    trusted = await _trusted(home, cwd, host, files)
+    found = discover(
+        home, cwd, trusted=trusted, paths=options.extensions, discovered=options.discover
+    )
+    _check_rules(options.allow + options.deny, "")
+    if files is None:
+        given = dict(options.settings or {})
+        loaded = Loaded(given, tuple(validate(given, "settings")))
+    else:
+        loaded = combine(files, trusted=trusted, protected=found.user_names)
+    section = loaded.settings.get("permissions")
+    if isinstance(section, dict):
+        rules = [
+            r for k in ("allow", "ask", "deny") for r in section.get(k) or () if isinstance(r, str)
+        ]
+        _check_rules(tuple(rules), "settings permissions: ")
+    settings = Loaded(
+        with_flags(loaded.settings, options), loaded.warnings, (*loaded.ignored, *found.untrusted)
+    )
+
+    def reread() -> Mapping[str, Any]:  # `/reload`: the files again, with the same flags
+        if files is None:
+            return settings.settings
+        again = combine(read(home, cwd), trusted=trusted, protected=found.user_names)
+        return with_flags(again.settings, options)
+
+    if session is None:
+        session = open_session(
+            home, cwd, continue_=options.continue_, resume=options.resume, path=options.session
+        )
+    prompt = system_prompt(options.system_prompt, options.append_system_prompt)
+    own = [*extensions, *([("system_prompt", prompt)] if prompt is not None else [])]
+    off = (("skills", not options.skills), ("agents_md", not options.agents_md))
+    return Runtime(
+        options.model,
+        provider=provider,
+        cwd=cwd,
+        home=home,
+        env=env,
+        host=host,
+        session=session,
+        save=options.save,
+        settings=settings,
+        extensions=[*found.sources, *own],
+        disable=[name for name, disabled in off if disabled],
+        max_steps=options.max_steps,
+        bundled=options.bundled,
+        tools=options.tools,
+        reasoning=options.reasoning,
+        idle_before_turn_end=idle_before_turn_end,
+        reread=reread,
+    )
+
+
+def _check_rules(rules: tuple[str, ...], where: str) -> None:
+    from auger.extensions.permissions.policy import check_rules
+
+    problem = check_rules(rules)
+    if problem:
+        raise ConfigError(f"{where}{problem}")
+
+
+def with_flags(settings: Mapping[str, Any], options: Options) -> dict[str, Any]:
+    """`settings` with the permission, sandbox, search and cache options over them (rules
+    added, not replaced)."""
+    permissions: dict[str, Any] = {"allow": list(options.allow), "deny": list(options.deny)}
+    if options.permission_mode:
+        permissions["mode"] = options.permission_mode
+    flags: dict[str, Any] = {"permissions": permissions}
+    if options.search:
+        flags["tools"] = {"web_search": True}
+    if options.sandbox:
+        flags["sandbox"] = {"mode": options.sandbox}
+    if options.cache_ttl:
+        flags["cache"] = {"ttl": options.cache_ttl}
+    return merge(settings, flags)
+
+
+def system_prompt(replace: str | None, append: str | None) -> Extension | None:
+    """An extension giving `--system-prompt` / `--append-system-prompt` their effect."""
+    if replace is None and append is None:
+        return None
+
+    def extension(g: Registrar) -> None:
+        def before_agent_start(event: BeforeAgentStart) -> dict[str, str]:
+            text = event.system_prompt if replace is None else replace
+            return {"system_prompt": f"{text}\n\n{append}" if append else text}
+
+        g.on("before_agent_start", before_agent_start)
+
+    return extension

@@ -57,6 +57,7 @@ __all__ = [
     "ToolCallDelta",
     "ToolCallDone",
     "TurnEnd",
+    "UserText",
     "plain",
 ]
 
@@ -92,6 +93,14 @@ class SessionEnd(Record, frozen=True):
     type: ClassVar[str] = "session_end"
     reason: str
     root: str
+
+
+class UserText(Record, frozen=True):
+    """What the person sent, in a session's history (`Runtime.history()`); a live stream has
+    none: the host sent the prompt itself."""
+
+    type: ClassVar[str] = "user_text"
+    text: str
 
 
 class CommandOutput(Record, frozen=True):

@@ -1,47 +1,67 @@
-"""One task's Runtime settings: the batch's, with the task's permission mode over them; and
+"""One task's Runtime, built by `loader.build`: the batch's settings with the task's
+permission mode over them; and
 the sweep that removes what a batch's killed workers left."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from auger.batch.execute import Options, settings_for, sweep
+from auger import Reply, ScriptedProvider
+from auger.batch.execute import Options, options_for, sweep
 from auger.batch.tasks import Task
+from auger.loader import build
 
 
-def test_without_a_mode_the_batch_settings_pass_through_untouched(tmp_path: Path) -> None:
-    given = {"model": "a/b"}
-    assert settings_for(Task("t", "p"), Options(settings=given), tmp_path) is given
-    assert settings_for(Task("t", "p"), Options(), tmp_path) is None  # the Runtime loads them
+async def settings_of(task: Task, options: Options, workdir: Path) -> dict[str, Any]:
+    """The settings in force in the Runtime one task gets (built, then closed)."""
+    provider = ScriptedProvider([Reply.of("done")])
+    runtime = await build(options_for(task, options, workdir), provider=provider)
+    try:
+        return dict(runtime.settings)
+    finally:
+        await runtime.close()
 
 
-def test_a_mode_goes_over_the_batch_settings(tmp_path: Path) -> None:
-    given = {"model": "a/b", "permissions": {"mode": "ask", "allow": ["read"]}}
+def isolated(tmp: Path, **fields: Any) -> Options:
+    home = tmp / "home"
+    home.mkdir(exist_ok=True)
+    return Options(home=str(home), env={"HOME": str(tmp)}, **fields)
+
+
+async def test_without_a_mode_the_batch_settings_are_the_runtime_s(tmp_path: Path) -> None:
+    given = {"retry": {"attempts": 2}}
+    got = await settings_of(Task("t", "p"), isolated(tmp_path, settings=given), tmp_path)
+    assert got["retry"] == {"attempts": 2} and got["permissions"] == {"allow": [], "deny": []}
+
+
+async def test_a_mode_goes_over_the_batch_settings(tmp_path: Path) -> None:
+    given = {"permissions": {"mode": "ask", "allow": ["read"]}}
     task = Task("t", "p", permission_mode="auto")
-    assert settings_for(task, Options(settings=given), tmp_path) == {
-        "model": "a/b",
-        "permissions": {"mode": "auto", "allow": ["read"]},
-    }
+    got = await settings_of(task, isolated(tmp_path, settings=given), tmp_path)
+    assert got["permissions"] == {"mode": "auto", "allow": ["read"], "deny": []}
     assert given["permissions"]["mode"] == "ask"
 
 
-def test_a_mode_goes_over_the_settings_of_home_and_project(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "settings.json").write_text(json.dumps({"model": "s/m", "providers": {"s": {}}}))
+async def test_a_mode_goes_over_the_settings_files_of_home(tmp_path: Path) -> None:
+    options = isolated(tmp_path)
+    assert options.home is not None
+    providers = {"s": {"api": "scripted", "models": {"m": {}}}}
+    settings = {"model": "s/m", "providers": providers}
+    (Path(options.home) / "settings.json").write_text(json.dumps(settings))
     task = Task("t", "p", permission_mode="accept-edits")
-    got = settings_for(task, Options(home=str(home), env={}), tmp_path)
-    assert got is not None
-    assert got["model"] == "s/m" and got["providers"] == {"s": {}}
-    assert got["permissions"] == {"mode": "accept-edits"}
+    got = await settings_of(task, options, tmp_path)
+    assert got["model"] == "s/m" and got["providers"] == providers
+    assert got["permissions"]["mode"] == "accept-edits"
 
 
-def test_the_task_mode_wins_over_the_batch_default(tmp_path: Path) -> None:
-    options = Options(settings={}, permission_mode="read-only")
-    assert settings_for(Task("t", "p"), options, tmp_path) == {"permissions": {"mode": "read-only"}}
-    task = Task("t", "p", permission_mode="auto")
-    assert settings_for(task, options, tmp_path) == {"permissions": {"mode": "auto"}}
+async def test_the_task_mode_wins_over_the_batch_default(tmp_path: Path) -> None:
+    options = isolated(tmp_path, settings={}, permission_mode="read-only")
+    got = await settings_of(Task("t", "p"), options, tmp_path)
+    assert got["permissions"]["mode"] == "read-only"
+    got = await settings_of(Task("t", "p", permission_mode="auto"), options, tmp_path)
+    assert got["permissions"]["mode"] == "auto"
 
 
 def test_the_sweep_removes_only_this_batch_s_working_copies(tmp_path: Path) -> None:

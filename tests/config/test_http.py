@@ -13,6 +13,7 @@ from auger.llm.transport import Timeouts
 from auger.runtime import Runtime
 from support.chat import text
 from support.sockets import Proxy, Server, read_request
+from support.socks import Asked, SocksProxy
 
 
 def test_defaults():
@@ -44,9 +45,18 @@ def test_a_bad_timeout_names_the_key(value: object):
         transport_from({}, {"http": {"idle_timeout": value}})
 
 
-def test_a_proxy_that_cannot_be_used_is_a_configuration_error():
-    with pytest.raises(ConfigError, match=r"ALL_PROXY\) is socks5://p:1080: only http://"):
-        transport_from({"ALL_PROXY": "socks5://p:1080"}, {})
+def test_a_proxy_that_cannot_be_used_is_a_configuration_error_without_its_password():
+    with pytest.raises(ConfigError) as caught:
+        transport_from({"ALL_PROXY": "ftp://me:hunter22@p:21"}, {})
+    assert str(caught.value) == (
+        "HTTP_PROXY (or ALL_PROXY) is ftp://p:21: auger speaks http://, https://, socks5://, "
+        "socks5h://, socks4://, socks4a://"
+    )
+
+
+@pytest.mark.parametrize("url", ["https://p", "socks5://p:1080", "socks5h://u:p@p", "socks4a://p"])
+def test_https_and_socks_proxies_are_accepted(url: str):
+    assert transport_from({"ALL_PROXY": url}, {})._proxies.https == url
 
 
 def test_http_must_be_an_object():
@@ -110,3 +120,30 @@ async def test_a_runtime_reaches_its_provider_through_the_proxy_in_its_env(tmp_p
             await runtime.close()
     assert answer.text == "Hello through the proxy."
     assert proxy.heads[0].startswith(f"POST {base}/chat/completions HTTP/1.1".encode())
+
+
+async def test_a_runtime_reaches_its_provider_through_a_socks_proxy_in_its_env(tmp_path: Path):
+    reply = text("Hello through SOCKS.").body
+
+    async def origin(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+            b"content-length: %d\r\n\r\n%s" % (len(reply), reply)
+        )
+        await writer.drain()
+
+    proxy = SocksProxy(credentials=("me", "pw"))
+    async with Server(origin) as server, Server(proxy.handle) as hop:
+        base = f"http://localhost:{server.port}/v1"
+        settings = {"providers": {"local": {"api": "chat-completions", "base_url": base}}}
+        env = {"ALL_PROXY": f"socks5h://me:pw@127.0.0.1:{hop.port}"}
+        runtime = Runtime(
+            "local/m", settings=settings, env=env, home=tmp_path, cwd=tmp_path, bundled=False
+        )
+        try:
+            answer = await runtime.ask("hi")
+        finally:
+            await runtime.close()
+    assert answer.text == "Hello through SOCKS."
+    assert proxy.asked == [Asked(5, "name", "localhost", server.port, "me")]

@@ -150,3 +150,24 @@ def test_print_mode_sends_a_leading_slash_that_names_no_command_as_a_prompt(
     assert result.returncode == 0, result.stderr
     assert json_lines(result.stdout)[-1]["text"] == "clean it up"
     assert "Unknown command" not in result.stderr
+
+
+async def test_a_command_reaches_the_session_through_controls_not_the_runtime(
+    tmp_path: Path,
+) -> None:
+    seen: list[object] = []
+
+    def extension(g) -> None:  # type: ignore[no-untyped-def]
+        async def rename(ctx: Context) -> None:
+            seen.append(ctx.controls)
+            ctx.controls.set_name(ctx.args)
+            await ctx.say(f"{ctx.controls.session_id}: {ctx.controls.model.id}")
+
+        g.command("rename", rename)
+
+    rt = make_runtime(tmp_path, ScriptedProvider([]), extensions=[extension])
+    out = [r for r in await run(rt, "rename", "mine") if isinstance(r, CommandOutput)]
+    assert out[0].text == f"{rt.session_id}: {rt.model.id}"
+    assert rt.session.name == "mine"
+    assert seen and seen[0] is not rt and not hasattr(seen[0], "history")  # the Engine's
+    await rt.close()

@@ -10,7 +10,7 @@ from auger.llm.scripted import Call, Fail, Reply, ScriptedProvider
 from auger.llm.usage import Usage
 from auger.records import Compact, Notify
 from auger.session.compaction import SUMMARY_TASK
-from auger.session.context import COMPACTION_PREFIX
+from auger.session.context import COMPACTION_PREFIX, is_context
 from auger.session.entries import CompactionEntry, MessageEntry
 from auger.tools.base import tool
 from support.context import conversation
@@ -62,11 +62,35 @@ async def test_compaction_runs_between_two_tool_rounds_of_one_run(tmp_path: Path
     # the exact messages sent after the compaction
     sent = provider.requests[2].messages
     assert isinstance(sent[0], UserMessage) and sent[0].text == COMPACTION_PREFIX + "SUMMARY-1"
-    assert isinstance(sent[1], AssistantMessage) and sent[1].tool_calls[0].call_id == "c1"
-    assert isinstance(sent[2], ToolResultMessage) and sent[2].text == "echo x"
-    assert len(sent) == 3
+    assert is_context(sent[1])  # summarised away with the rest, it still holds: sent again
+    assert isinstance(sent[2], AssistantMessage) and sent[2].tool_calls[0].call_id == "c1"
+    assert isinstance(sent[3], ToolResultMessage) and sent[3].text == "echo x"
+    assert len(sent) == 4
     # the summary call is paid for by the turn
     assert records[-1].usage.input_tokens > 3100
+
+
+async def test_a_mid_turn_compaction_keeps_the_context_message(tmp_path: Path) -> None:
+    rules = lambda g: g.prompt("rules", "Run make lint before you finish.", context=True)  # noqa: E731
+    rt, provider = runtime(
+        tmp_path,
+        [
+            Reply.of(Call("echo", {"text": "x"}, "c1"), usage=Usage(3100, 50)),
+            Reply.of("SUMMARY-1"),
+            Reply.of(Call("echo", {"text": "y"}, "c2")),
+            Reply.of("done"),
+            Reply.of("again"),
+        ],
+        extensions=[rules],
+    )
+    await collect(rt, "a long task " * 50)
+    after = provider.requests[2].messages
+    assert after[0].text == COMPACTION_PREFIX + "SUMMARY-1"
+    assert "Run make lint" in after[1].text  # AGENTS.md and the like hold after the summary
+    assert [m.text for m in provider.requests[3].messages[:2]] == [m.text for m in after[:2]]
+    await collect(rt, "next")  # the same context: not sent a second time
+    sent = provider.requests[4].messages
+    assert sum("Run make lint" in m.text for m in sent if isinstance(m, UserMessage)) == 1
 
 
 async def test_the_summary_request_asks_for_the_structured_summary(tmp_path: Path) -> None:
@@ -274,7 +298,8 @@ async def test_at_an_8k_window_the_defaults_compact_and_the_run_continues(tmp_pa
     assert records[-1].stop_reason == "completed" and records[-1].text == "done"
     sent = provider.requests[3].messages
     assert sent[0].text == COMPACTION_PREFIX + "SUMMARY-1"
-    assert isinstance(sent[1], AssistantMessage) and sent[1].tool_calls[0].call_id == "c1"
+    assert is_context(sent[1])  # the date and the folder still hold
+    assert isinstance(sent[2], AssistantMessage) and sent[2].tool_calls[0].call_id == "c1"
 
 
 async def test_a_full_window_with_nothing_old_enough_says_nothing(tmp_path: Path) -> None:

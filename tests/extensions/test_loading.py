@@ -9,7 +9,7 @@ import pytest
 
 from auger.config.trust import TrustStore
 from auger.llm.scripted import Call, Reply, ScriptedProvider
-from auger.loader import ask_trust, discover
+from auger.loader import Options, build
 from auger.records import AfterToolCall, Notify
 from support.cli import Project, json_lines
 from support.extensions import ALL_EVENTS, Extensions, runtime
@@ -162,11 +162,12 @@ async def test_a_host_that_can_confirm_is_asked_once(tmp_path: Path, exts: Exten
     home, cwd = tmp_path / "home", tmp_path / "project"
     exts.write("local", TURN_START.format(by="project"), folder=cwd / ".auger" / "extensions")
     host = Answering(True)
+    wanted = Options(cwd=str(cwd), home=str(home), env={"HOME": str(tmp_path)})
     for _ in range(2):
-        assert await ask_trust(home, cwd, host)
-        found = discover(home, cwd)
-        assert [s.name for s in found.sources if s.kind == "project"] == ["local"]
-        assert found.untrusted == []
+        rt = await build(wanted, host, provider=ScriptedProvider([Reply.of("hi")]))
+        await collect(rt, "go")
+        await rt.close()
+    assert [s["by"] for s in exts.seen()] == ["project", "project"]
     assert len(host.asked) == 1 and "local.py" in host.asked[0]
     assert TrustStore(home).is_trusted(cwd)
 

@@ -113,7 +113,7 @@ def test_a_whole_turn_streams_exactly_what_json_mode_prints(project: Project, rp
         "stop_reason": "completed",
     }
     server.send(id=2, type="get_state")
-    assert server.next()["messages"] == 4
+    assert server.next()["messages"] == 5  # what the model is sent next: the context message too
     assert server.finish() == []
 
 
@@ -198,7 +198,14 @@ def test_sessions_listed_forked_switched_and_compacted(project: Project, rpc: An
     }
     server.send(id=6, type="switch", path=str(project.root / "nowhere.jsonl"))
     assert server.next()["ok"] is False
-    server.send(id=7, type="compact")
+    server.send(id=7, type="get_history")  # the session switched to, drawn as it streamed
+    records = server.next()["records"]
+    assert [(r["type"], r.get("text") or r.get("content")) for r in records] == [
+        ("user_text", "remember this"),
+        ("text_delta", "noted"),
+        ("text_done", "noted"),
+    ]
+    server.send(id=8, type="compact")
     compacted = server.next()
     assert compacted["ok"] is True and compacted["compacted"] is False
     server.finish()

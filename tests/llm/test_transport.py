@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import ssl
 from collections.abc import AsyncIterator
 
 import pytest
@@ -21,7 +20,7 @@ from auger.llm.transport import (
     Timeouts,
     TransportError,
 )
-from support.sockets import Handler, Proxy, Server, read_request
+from support.sockets import Handler, Proxy, Server, client_tls, read_request, server_tls
 
 
 def ok(body: bytes, *, extra: str = "") -> bytes:
@@ -258,18 +257,6 @@ async def test_garbage_instead_of_http():
 @pytest.fixture(scope="module")
 def ca() -> trustme.CA:
     return trustme.CA()
-
-
-def server_tls(ca: trustme.CA) -> ssl.SSLContext:
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert("localhost", "127.0.0.1").configure_cert(context)
-    return context
-
-
-def client_tls(ca: trustme.CA) -> ssl.SSLContext:
-    context = ssl.create_default_context()
-    ca.configure_trust(context)
-    return context
 
 
 async def test_https_verifies_the_certificate(ca: trustme.CA):

@@ -9,6 +9,8 @@ from auger.llm.usage import Usage
 from auger.session.context import (
     BRANCH_SUMMARY_PREFIX,
     COMPACTION_PREFIX,
+    CONTEXT_CLOSE,
+    CONTEXT_OPEN,
     INTERRUPTED,
     Totals,
     build_context,
@@ -95,6 +97,26 @@ def test_compaction_replaces_what_came_before_the_first_kept_entry() -> None:
         branch[3].message,
         branch[5].message,
     ]
+
+
+def test_the_latest_context_message_compacted_away_follows_the_summary() -> None:
+    old, new = (CONTEXT_OPEN + f"AGENTS.md {n}" + CONTEXT_CLOSE for n in (1, 2))
+    branch = chain(
+        CustomMessageEntry("context", old, display=False),
+        user("old"),
+        CustomMessageEntry("context", new, display=False),
+        user("later"),
+        assistant(text="kept answer"),
+        CompactionEntry("summary one", "e4", 1000),
+    )
+    summary = UserMessage.of(COMPACTION_PREFIX + "summary one")
+    assert build_context(branch) == [summary, UserMessage.of(new), branch[4].message]
+    kept_one = chain(*branch[:2], CompactionEntry("s", "e2", 10), *branch[2:5])
+    assert build_context(kept_one)[:2] == [
+        UserMessage.of(COMPACTION_PREFIX + "s"),
+        UserMessage.of(new),
+    ]
+    assert sum(m.text == new for m in build_context(kept_one)) == 1  # kept, not doubled
 
 
 def test_latest_compaction_wins_and_earlier_ones_inside_it_send_nothing() -> None:

@@ -6,6 +6,8 @@ import asyncio
 import ssl
 from collections.abc import Awaitable, Callable
 
+import trustme
+
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
 
@@ -57,14 +59,23 @@ async def read_request(reader: asyncio.StreamReader) -> bytes:
 
 
 class Proxy:
-    """A forward proxy: CONNECT tunnels and absolute-form requests, with what it was asked."""
+    """A forward proxy: CONNECT tunnels and absolute-form requests, with what it was asked;
+    given `authorization` (a `Proxy-Authorization` value), it answers 407 to any other."""
 
-    def __init__(self) -> None:
+    def __init__(self, authorization: str | None = None) -> None:
         self.heads: list[bytes] = []
+        self.authorization = authorization
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = await reader.readuntil(b"\r\n\r\n")
         method, target, _ = head.split(b"\r\n", 1)[0].decode().split(" ")
+        if self.authorization is not None:
+            lines = head.decode().split("\r\n")[1:]
+            fields = {k.lower(): v for k, _, v in (line.partition(": ") for line in lines)}
+            if fields.get("proxy-authorization") != self.authorization:
+                self.heads.append(head)
+                writer.write(b"HTTP/1.1 407 Proxy Authentication Required\r\n\r\n")
+                return
         if method == "CONNECT":
             host, port = target.rsplit(":", 1)
             writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
@@ -87,3 +98,47 @@ class Proxy:
             await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
         finally:
             up_writer.close()
+
+
+def server_tls(ca: trustme.CA) -> ssl.SSLContext:
+    """A server context with a certificate from `ca` for localhost and 127.0.0.1."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("localhost", "127.0.0.1").configure_cert(context)
+    return context
+
+
+def client_tls(ca: trustme.CA) -> ssl.SSLContext:
+    """A client context that trusts `ca` (and nothing else)."""
+    context = ssl.create_default_context()
+    ca.configure_trust(context)
+    return context
+
+
+class SteppedStream:
+    """An event-stream origin that sends its second event only once the client has the first
+    (`heard`): `streamed` is False when that took 5 s, as it would for a client that waits for
+    the whole body."""
+
+    def __init__(self) -> None:
+        self.heard = asyncio.Event()
+        self.requests: list[bytes] = []
+        self.streamed: bool | None = None
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.requests.append(await read_request(reader))
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+            b"transfer-encoding: chunked\r\n\r\n" + _chunk(b"data: 1\n\n")
+        )
+        await writer.drain()
+        try:
+            await asyncio.wait_for(self.heard.wait(), 5)
+            self.streamed = True
+        except TimeoutError:
+            self.streamed = False
+        writer.write(_chunk(b"data: 2\n\n") + b"0\r\n\r\n")
+        await writer.drain()
+
+
+def _chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data)

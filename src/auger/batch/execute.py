@@ -25,6 +25,7 @@ from auger.llm.usage import Usage
 from auger.records import AfterToolCall, Record, TokenUsageDone, TurnEnd
 
 if TYPE_CHECKING:
+    from auger.loader import Options as BuildOptions
     from auger.runtime import Runtime
 
 DRAIN_TIMEOUT = 10.0
@@ -143,18 +144,13 @@ def _outcome(
 
 async def _agent(task: Task, workdir: Path, options: Options) -> _Turn:
     from auger.config.errors import ConfigError
-    from auger.runtime import Runtime
+    from auger.loader import build
 
     turn = _Turn()
     try:
-        runtime = Runtime(
-            task.model or options.model,
+        runtime = await build(
+            options_for(task, options, workdir),
             provider=None if options.provider is None else options.provider(task),
-            cwd=workdir,
-            home=options.home,
-            env=options.env,
-            settings=settings_for(task, options, workdir),
-            max_steps=task.max_steps or 100,
         )
     except ConfigError as exc:  # no model, a missing key…: this task's error, not the batch's
         turn.error = f"config: {exc}"
@@ -210,22 +206,22 @@ async def _drain(records: AsyncIterator[Record]) -> None:
         pass
 
 
-def settings_for(task: Task, options: Options, workdir: Path) -> Mapping[str, Any] | None:
-    """The Runtime's settings: the batch's, with the task's permission mode over them."""
-    mode = task.permission_mode or options.permission_mode
-    if mode is None:
-        return options.settings
-    base = options.settings
-    if base is None:
-        from auger.config.paths import auger_home
-        from auger.config.settings import load_settings
-        from auger.runtime import environment
+def options_for(task: Task, options: Options, workdir: Path) -> BuildOptions:
+    """How one task's Runtime is built: in `workdir`, with the batch's settings (the files
+    when none are given) and the task's model, limits and permission mode over them; no
+    extension is discovered, so every task starts from the same ones."""
+    from auger.loader import Options as BuildOptions
 
-        home = Path(options.home) if options.home else auger_home(environment(options.env))
-        base = load_settings(home, workdir)
-    permissions = dict(base.get("permissions") or {})
-    permissions["mode"] = mode
-    return {**base, "permissions": permissions}
+    return BuildOptions(
+        model=task.model or options.model,
+        cwd=str(workdir),
+        home=options.home,
+        env=options.env,
+        settings=options.settings,
+        max_steps=task.max_steps or 100,
+        permission_mode=task.permission_mode or options.permission_mode,
+        discover=False,
+    )
 
 
 def _take_session(runtime: Runtime) -> bytes | None:

@@ -15,7 +15,7 @@ from auger.session.context import is_context
 
 async def reload(ctx: Context) -> None:
     """Re-import every extension."""
-    if await ctx.runtime.reload():
+    if await ctx.controls.reload():
         await ctx.say("Extensions reloaded.")
 
 
@@ -29,7 +29,7 @@ async def model(ctx: Context) -> None:
         await ctx.say(f"Model: {ctx.model}\nKnown models:\n{listed}")
         return
     try:
-        await ctx.runtime.set_model(specs[0])
+        await ctx.controls.set_model(specs[0])
     except ConfigError as exc:
         ctx.notify(str(exc), "error")
         return
@@ -62,20 +62,20 @@ async def cost(ctx: Context) -> None:
 
 async def compact(ctx: Context) -> None:
     """Summarise the older part of the conversation: `/compact [instructions]`."""
-    if await ctx.runtime.compact(ctx.args or None):
+    if await ctx.controls.compact(ctx.args or None):
         await ctx.say("Conversation compacted.")
 
 
 async def new(ctx: Context) -> None:
     """Start a new session."""
-    if await ctx.runtime.new():
+    if await ctx.controls.new():
         await ctx.say("New session.")
 
 
 async def clear(ctx: Context) -> None:
     """Start over in a new, empty session (the current one stays saved)."""
     previous = ctx.session_id
-    if await ctx.runtime.new():
+    if await ctx.controls.new():
         await ctx.say(f"Cleared: a new session (the previous one is {previous}).")
 
 
@@ -93,13 +93,13 @@ async def resume(ctx: Context) -> None:
     except SessionError as exc:
         ctx.notify(str(exc), "error")
         return
-    if await ctx.runtime.switch(path):
+    if await ctx.controls.switch(path):
         await ctx.say(f"Resumed {ctx.session_id} ({len(ctx.messages)} messages).")
 
 
 async def fork(ctx: Context) -> None:
     """Continue in a new session from an entry: `/fork [entry id]` (default: here)."""
-    path = await ctx.runtime.fork(ctx.args.strip() or None)
+    path = await ctx.controls.fork(ctx.args.strip() or None)
     if path is not None:
         await ctx.say(f"Forked into session {ctx.session_id}.")
 
@@ -123,7 +123,7 @@ async def tree(ctx: Context) -> None:
     if not any(entry.id == target for entry in session.entries):
         ctx.notify(f"no entry {target!r} in this session (/tree lists them)", "error")
         return
-    await ctx.runtime.navigate(target)
+    await ctx.controls.navigate(target)
     await ctx.say(f"Continuing from {target}.")
 
 
@@ -132,7 +132,7 @@ async def name(ctx: Context) -> None:
     if not ctx.args.strip():
         ctx.notify("usage: /name <title>", "error")
         return
-    ctx.runtime.set_name(ctx.args.strip())
+    ctx.controls.set_name(ctx.args.strip())
     await ctx.say(f"Session named {ctx.args.strip()!r}.")
 
 

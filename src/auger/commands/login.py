@@ -43,7 +43,7 @@ async def _sign_in(ctx: Context, provider: str, device: bool) -> None:
         ctx.notify(str(exc), "error")
         return
     path = save_signin(ctx.home, provider, entry)
-    await ctx.runtime.refresh_credentials()
+    await ctx.controls.refresh_credentials()
     await ctx.say(f"Signed in to {provider}; kept in {display(path)}.")
 
 
@@ -75,7 +75,7 @@ async def login(ctx: Context) -> None:
         )
         return
     path = save_credential(ctx.home, variable, key.strip())
-    await ctx.runtime.refresh_credentials()
+    await ctx.controls.refresh_credentials()
     await ctx.say(f"Saved {variable} to {display(path)}.")
 
 
@@ -89,7 +89,7 @@ async def logout(ctx: Context) -> None:
         from auger.config.signin.flows import sign_out
 
         said = await sign_out(provider, ctx.home, ctx.env)
-        await ctx.runtime.refresh_credentials()
+        await ctx.controls.refresh_credentials()
         await ctx.say(
             f"Signed out of {provider}: {said}." if said else f"Not signed in to {provider}."
         )
@@ -100,7 +100,7 @@ async def logout(ctx: Context) -> None:
         ctx.notify(str(exc), "error")
         return
     removed = remove_credential(ctx.home, variable)
-    await ctx.runtime.refresh_credentials()
+    await ctx.controls.refresh_credentials()
     await ctx.say(f"Removed {variable}." if removed else f"No {variable} was saved.")
 
 

@@ -157,7 +157,7 @@ class Checkpoints:
         except CheckpointError as exc:
             ctx.notify(f"undo failed: {exc}", "error")
             return
-        await ctx.runtime.navigate(target.parent_id)
+        await ctx.controls.navigate(target.parent_id)
         lines = [f"  restored {p}" for p in rewritten] + [f"  removed {p}" for p in removed]
         what = "\n".join(lines) if lines else "  (the turn changed no files)"
         await ctx.say(f"Back to before turn {number} ({target.text!r}):\n{what}")

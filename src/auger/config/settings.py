@@ -71,13 +71,13 @@ def local_settings_path(home: Path, cwd: Path) -> Path:
     return home / "projects" / cwd_slug(project_root(cwd, home)) / "settings.local.json"
 
 
-def _inert(project: Mapping[str, Any], user: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The project's settings an untrusted project may set, and the keys it may not."""
+def _inert(kept: dict[str, Any], user: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """`kept` (the project's settings, a copy) with only what an untrusted project may set,
+    and the keys it may not."""
     from auger.config.providers import BUILTIN
 
-    kept: dict[str, Any] = json.loads(json.dumps(project))
     ignored: list[str] = []
-    for path in untrusted_keys(project):
+    for path in list(untrusted_keys(kept)):
         ignored.append(json.dumps(".".join(path), ensure_ascii=False)[1:-1])  # one line
         parent = kept
         for name in path[:-1]:
@@ -92,11 +92,18 @@ def _inert(project: Mapping[str, Any], user: Mapping[str, Any]) -> tuple[dict[st
     return kept, ignored
 
 
-def load(home: Path, cwd: Path, *, protected: Collection[str] = ()) -> Loaded:
-    """User, project (filtered by trust) and local settings, validated and merged.
+class Files(msgspec.Struct, frozen=True):
+    """The three settings files as read (each `{}` when absent) and what validating them
+    found: read once per start, merged for the trust the project has."""
 
-    `protected` names the user's own extensions: no project setting disables them.
-    """
+    user: dict[str, Any]
+    project: dict[str, Any]
+    local: dict[str, Any]
+    warnings: tuple[str, ...] = ()
+
+
+def read(home: Path, cwd: Path) -> Files:
+    """Read and validate the user's, the project's and the local settings files."""
     user_path = home / "settings.json"
     project_path = project_root(cwd, home) / ".auger" / "settings.json"
     local_path = local_settings_path(home, cwd)
@@ -106,14 +113,29 @@ def load(home: Path, cwd: Path, *, protected: Collection[str] = ()) -> Loaded:
         *validate(project, display(project_path)),
         *validate(local, display(local_path)),
     ]
+    return Files(user, project, local, tuple(warnings))
+
+
+def combine(files: Files, *, trusted: bool, protected: Collection[str] = ()) -> Loaded:
+    """The merged settings: user, project (only its inert keys unless `trusted`), local.
+
+    `protected` names the user's own extensions: no project setting disables them.
+    """
+    project: dict[str, Any] = json.loads(json.dumps(files.project))
     ignored: list[str] = []
-    if project and not TrustStore(home).is_trusted(cwd):
-        project, ignored = _inert(project, user)
+    if project and not trusted:
+        project, ignored = _inert(project, files.user)
     disabled = (project.get("extensions") or {}).get("disabled")
     if isinstance(disabled, list) and protected:
         project["extensions"]["disabled"] = [n for n in disabled if n not in protected]
-    merged = merge(merge(user, project), local)
-    return Loaded(merged, tuple(warnings), tuple(ignored))
+    merged = merge(merge(files.user, project), files.local)
+    return Loaded(merged, files.warnings, tuple(ignored))
+
+
+def load(home: Path, cwd: Path, *, protected: Collection[str] = ()) -> Loaded:
+    """The settings files read and merged for the trust the project has now."""
+    trusted = TrustStore(home).is_trusted(cwd)
+    return combine(read(home, cwd), trusted=trusted, protected=protected)
 
 
 def trust_notice(cwd: Path, ignored: Collection[str]) -> str:

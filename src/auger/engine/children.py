@@ -151,7 +151,7 @@ async def _run_child(
     state.opening = None
     bus = Bus(registry.handlers, stream.notify)
     stream.bus = bus
-    bus.ctx = Context(state, stream, bus, parent._host, parent.runtime, agent=agent)
+    bus.ctx = Context(state, stream, bus, parent._host, parent.controls, agent=agent)
     await pstream.publish(SubagentStart(agent.id, spec.name, call_id, spec.prompt, agent.depth))
     stream.open(sink)
     state.use(*await _model(pstate, spec, stream))

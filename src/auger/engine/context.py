@@ -32,8 +32,7 @@ from auger.tools.sandbox import Sandbox
 
 
 class Controls(Protocol):
-    """The session operations a command may use: the Runtime's public API, as a protocol
-    (so nothing here imports the Runtime)."""
+    """The session operations a command may use (`ctx.controls`): the Engine's."""
 
     @property
     def model(self) -> Model:
@@ -115,7 +114,7 @@ class Context:
         stream: Stream,
         bus: Bus,
         host: Host,
-        runtime: Controls,
+        controls: Controls,
         command: str = "",
         args: str = "",
         agent: Agent | None = None,
@@ -124,8 +123,8 @@ class Context:
         self._stream = stream
         self._bus = bus
         self._host = host
-        self.runtime = runtime
-        """The Runtime's public operations (switch the model, compact, fork, …)."""
+        self.controls = controls
+        """The session's operations (switch the model, compact, fork, reload, …)."""
         self.command = command
         self.args = args
         self.turns = 0
@@ -140,7 +139,7 @@ class Context:
             self._stream,
             self._bus,
             self._host,
-            self.runtime,
+            self.controls,
             command,
             args,
             self.agent,
@@ -301,4 +300,4 @@ class Context:
 
     def cancel(self) -> None:
         """Cancel the running turn."""
-        self.runtime.cancel()
+        self.controls.cancel()

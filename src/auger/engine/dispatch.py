@@ -133,5 +133,7 @@ class Dispatch:
         )
         content: tuple[TextPart | ImagePart, ...] = (TextPart(response.content), *response.images)
         self.state.conversation.append(
-            ToolResultMessage(call.call_id, call.name, content, response.is_error)
+            ToolResultMessage(
+                call.call_id, call.name, content, response.is_error, response.error_type
+            )
         )

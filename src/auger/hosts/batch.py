@@ -12,8 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from auger.batch.results import Result, read_results, summary
-from auger.batch.tasks import Task, load_tasks
+from auger.batch import Result, Task, load_tasks, read_results, summary
 
 USAGE = (
     "auger batch TASKS.jsonl [--workers N] [--ray [ADDRESS]] [--results PATH] "
@@ -156,8 +155,7 @@ def main(args: list[str]) -> int:
 async def _run(
     opts: argparse.Namespace, tasks: list[Task], results: Path, progress: Progress
 ) -> int:
-    from auger.batch.driver import stream
-    from auger.batch.on_ray import RayUnavailable
+    from auger.batch import RayUnavailable, stream
 
     loop = asyncio.get_running_loop()
     me = asyncio.current_task()

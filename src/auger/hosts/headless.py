@@ -17,10 +17,8 @@ from auger.host import NullHost
 from auger.hosts.printers import OutputMode, json_line, printer
 from auger.hosts.signals import StopSignals
 from auger.hosts.stdout import stdout_failed
-from auger.llm.messages import UserPart
-from auger.llm.records import FinishReasonDone
-from auger.llm.text import escape_surrogates
-from auger.records import AfterToolCall, Notify, TurnEnd
+from auger.llm import UserPart, escape_surrogates
+from auger.records import AfterToolCall, FinishReasonDone, Notify, TurnEnd
 from auger.runtime import Runtime
 
 __all__ = ["HeadlessHost", "exit_code", "json_line", "main", "run_print"]
@@ -182,16 +180,17 @@ def output_mode(opts: argparse.Namespace) -> OutputMode:
 
 def main(opts: argparse.Namespace, prompt: str) -> int:
     """`auger -p`: build the Runtime the options describe and run `prompt` in it."""
-    from auger.commands.mentions import attach, attach_image
-    from auger.config.errors import ConfigError
-    from auger.hosts.launch import build_runtime
+    from auger.commands import attach, attach_image
+    from auger.config import ConfigError
+    from auger.hosts.launch import options
+    from auger.loader import build
 
     cwd = Path(os.getcwd())
 
     async def run() -> int:
         try:
             attachments = [*attach(prompt, cwd).parts, *(attach_image(i, cwd) for i in opts.image)]
-            runtime = await build_runtime(opts, HeadlessHost(), cwd)
+            runtime = await build(options(opts, cwd), HeadlessHost())
         except ConfigError as exc:
             sys.stderr.write(f"auger: {exc}\n")
             if output_mode(opts) == "json":  # a script reading stdout still gets its object

@@ -1,21 +1,16 @@
-"""The options of the long-running hosts (`auger acp`, `auger rpc`) and the Runtimes they build."""
+"""The command line's shared options, and what they ask `loader.build` for."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from auger.config.schema import MODE_ALIASES, PERMISSION_MODES, SANDBOX_MODES
+from auger.config import MODE_ALIASES, PERMISSION_MODES, SANDBOX_MODES
 
 if TYPE_CHECKING:
-    from auger.extensions.source import Extension, Source
-    from auger.host import Host
-    from auger.runtime import Runtime
-    from auger.session.store import SessionFile
+    from auger.loader import Options
 
 
 def add_options(p: argparse.ArgumentParser, *, sessions: bool = True) -> None:
@@ -97,9 +92,7 @@ def parser(command: str, usage: str, description: str) -> argparse.ArgumentParse
 
 
 def check(p: argparse.ArgumentParser, opts: argparse.Namespace) -> argparse.Namespace:
-    """Checks the shared options cannot express."""
-    from auger.extensions.permissions.policy import check_rules
-
+    """Checks the shared options cannot express (the rules are `loader.build`'s to check)."""
     if opts.max_steps < 1:
         p.error("--max-steps must be at least 1")
     chosen = [
@@ -111,28 +104,7 @@ def check(p: argparse.ArgumentParser, opts: argparse.Namespace) -> argparse.Name
         p.error(f"{' and '.join(chosen)} name different sessions: use one of them")
     if opts.yolo and opts.permission_mode not in (None, "auto"):
         p.error(f"--yolo and --permission-mode {opts.permission_mode} disagree")
-    problem = check_rules([*opts.allow, *opts.deny])
-    if problem:
-        p.error(problem)
     return opts
-
-
-def with_flags(settings: dict[str, Any], opts: argparse.Namespace) -> dict[str, Any]:
-    """`settings` with the permission and sandbox flags over them (rules added, not replaced)."""
-    from auger.config.schema import merge
-
-    permissions: dict[str, Any] = {"allow": opts.allow, "deny": opts.deny}
-    mode = "auto" if opts.yolo else opts.permission_mode
-    if mode:
-        permissions["mode"] = MODE_ALIASES.get(mode, mode)
-    flags: dict[str, Any] = {"permissions": permissions}
-    if opts.search:
-        flags["tools"] = {"web_search": True}
-    if opts.sandbox:
-        flags["sandbox"] = {"mode": opts.sandbox}
-    if opts.cache_ttl:
-        flags["cache"] = {"ttl": opts.cache_ttl}
-    return merge(settings, flags)
 
 
 def parse(
@@ -146,80 +118,35 @@ def parse(
     return check(p, p.parse_args(args))
 
 
-async def build_runtime(
-    opts: argparse.Namespace,
-    host: Host,
-    cwd: Path,
-    extensions: Sequence[Source | Extension | tuple[str, Extension]] = (),
-    session: SessionFile | None = None,
-    *,
-    idle_before_turn_end: bool = False,
-) -> Runtime:
-    """A Runtime for `cwd` as the options say: discovered extensions then `extensions`, and
-    the saved session the options name (or `session`). A `ConfigError` (no model, a missing
-    key, a missing session…) propagates."""
-    from auger.config.errors import ConfigError
-    from auger.config.paths import auger_home
-    from auger.extensions.permissions.policy import check_rules
-    from auger.loader import ask_trust, discover, open_session, settings_for
-    from auger.runtime import Runtime
+def options(opts: argparse.Namespace, cwd: Path | None = None) -> Options:
+    """What the shared command-line options ask `loader.build` for."""
+    from auger.loader import Options
 
-    home = auger_home(os.environ)
-    await ask_trust(home, cwd, host)
-    found = discover(home, cwd, paths=opts.extension, discovered=not opts.no_extensions)
-    settings, notices = settings_for(home, cwd, found)
-    settings = with_flags(settings, opts)
-    section = settings.get("permissions") or {}
-    problem = check_rules(
-        [*section.get("allow", []), *section.get("ask", []), *section.get("deny", [])]
-    )
-    if problem:
-        raise ConfigError(f"settings permissions: {problem}")
-    if session is None and hasattr(opts, "continue_"):
-        session = open_session(
-            home, cwd, continue_=opts.continue_, resume=opts.resume, path=opts.session
-        )
     tools = None
     if opts.tools is not None:
-        tools = [t.strip() for t in opts.tools.split(",") if t.strip()]
-    disable = [
-        name for name, off in (("skills", opts.no_skills), ("agents_md", opts.no_agents_md)) if off
-    ]
-    prompt = system_prompt(opts.system_prompt, opts.append_system_prompt)
-    if prompt is not None:
-        extensions = [*extensions, ("system_prompt", prompt)]
-    runtime = Runtime(
-        opts.model,
-        cwd=cwd,
-        home=home,
-        session=session,
-        save=not opts.no_save,
-        settings=settings,
-        extensions=[*found.sources, *extensions],
-        disable=disable,
-        host=host,
+        tools = tuple(t.strip() for t in opts.tools.split(",") if t.strip())
+    mode = "auto" if opts.yolo else opts.permission_mode
+    return Options(
+        model=opts.model,
+        cwd=None if cwd is None else str(cwd),
         max_steps=opts.max_steps,
-        bundled=not opts.no_tools,
-        tools=tools,
         reasoning=opts.reasoning,
-        idle_before_turn_end=idle_before_turn_end,
-        reread=lambda: with_flags(settings_for(home, cwd, found)[0], opts),
+        tools=tools,
+        bundled=not opts.no_tools,
+        extensions=tuple(opts.extension),
+        discover=not opts.no_extensions,
+        skills=not opts.no_skills,
+        agents_md=not opts.no_agents_md,
+        save=not opts.no_save,
+        system_prompt=opts.system_prompt,
+        append_system_prompt=opts.append_system_prompt,
+        permission_mode=MODE_ALIASES.get(mode, mode) if mode else None,
+        allow=tuple(opts.allow),
+        deny=tuple(opts.deny),
+        sandbox=opts.sandbox,
+        search=opts.search,
+        cache_ttl=opts.cache_ttl,
+        continue_=getattr(opts, "continue_", False),
+        resume=getattr(opts, "resume", None),
+        session=getattr(opts, "session", None),
     )
-    for notice in notices:
-        runtime.notify(notice, "warning")
-    return runtime
-
-
-def system_prompt(replace: str | None, append: str | None) -> Extension | None:
-    """An extension giving `--system-prompt` / `--append-system-prompt` their effect."""
-    if replace is None and append is None:
-        return None
-
-    def extension(g: Any) -> None:
-        def before_agent_start(event: Any) -> dict[str, str]:
-            text = event.system_prompt if replace is None else replace
-            return {"system_prompt": f"{text}\n\n{append}" if append else text}
-
-        g.on("before_agent_start", before_agent_start)
-
-    return extension

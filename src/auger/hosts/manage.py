@@ -13,19 +13,17 @@ from auger.hosts.launch import parser
 
 def sessions(args: list[str]) -> int:
     """`auger sessions [--all] [--json]`: the saved sessions, newest first."""
-    from auger.config.paths import auger_home
-    from auger.session.paths import list_sessions
+    from auger import sessions
+    from auger.config import auger_home
 
     p = parser("auger sessions", "auger sessions [--all] [--json]", "List saved sessions.")
     p.add_argument("--all", action="store_true", help="every directory's, not only this one's")
     p.add_argument("--json", action="store_true", help="one JSON object a line")
     opts = p.parse_args(args)
     cwd = None if opts.all else Path(os.getcwd())
-    summaries = list_sessions(auger_home(os.environ), cwd)
+    summaries = sessions.list(auger_home(os.environ), cwd)
     if opts.json:  # both times as ISO 8601 UTC, as the session header writes `created`
-        from auger.session.entries import timestamp
-
-        rows = ({**s.to_dict(), "modified": timestamp(s.modified)} for s in summaries)
+        rows = ({**s.to_dict(), "modified": sessions.timestamp(s.modified)} for s in summaries)
         sys.stdout.writelines(json.dumps(row) + "\n" for row in rows)
         return 0
     if not summaries:
@@ -52,8 +50,7 @@ def _age(seconds: float) -> str:
 
 def trust(args: list[str]) -> int:
     """`auger trust [PROJECT_DIR]`, `auger trust --list`, `auger trust --revoke DIR`."""
-    from auger.config.paths import auger_home, display
-    from auger.config.trust import TrustStore
+    from auger.config import TrustStore, auger_home, display
 
     p = parser(
         "auger trust",
@@ -77,7 +74,7 @@ def trust(args: list[str]) -> int:
             return 2
         sys.stdout.write(f"no longer trusted: {display(Path(opts.revoke).resolve())}\n")
         return 0
-    from auger.config.project import project_root
+    from auger.config import project_root
 
     given = Path(opts.project or os.getcwd()).resolve()
     if not given.is_dir():

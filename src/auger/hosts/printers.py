@@ -8,9 +8,17 @@ from typing import Any, BinaryIO, Literal, Protocol, TextIO
 
 import msgspec
 
-from auger.llm.records import FinishReasonDone, Record, TextDone
-from auger.llm.text import escape_deep, escape_surrogates
-from auger.records import AfterToolCall, CommandOutput, Plan, TextDelta, TurnEnd
+from auger.llm import escape_deep, escape_surrogates
+from auger.records import (
+    AfterToolCall,
+    CommandOutput,
+    FinishReasonDone,
+    Plan,
+    Record,
+    TextDelta,
+    TextDone,
+    TurnEnd,
+)
 
 OutputMode = Literal["text", "quiet", "json", "stream-json"]
 # The arguments that say best what a call did, in the order they are looked for.

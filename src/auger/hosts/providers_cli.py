@@ -7,14 +7,21 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from auger.config.credentials import remove_credential, save_credential, signed_in
-from auger.config.errors import ConfigError
-from auger.config.paths import auger_home, display
-from auger.config.providers import BUILTIN, key_variable, keyed_providers
-from auger.config.settings import load_settings
+from auger.config import (
+    BUILTIN,
+    ConfigError,
+    auger_home,
+    display,
+    key_variable,
+    keyed_providers,
+    load_settings,
+    remove_credential,
+    save_credential,
+    signed_in,
+)
 
 if TYPE_CHECKING:  # the catalog is imported by the command that lists it
-    from auger.llm.usage import Pricing
+    from auger.llm import Pricing
 
 MODELS_USAGE = "usage: auger models [--provider PROVIDER]"
 LOGIN_USAGE = "usage: auger login PROVIDER [--device]   (a sign-in, or an API key read from stdin)"
@@ -39,7 +46,7 @@ def _prices(p: Pricing) -> str:
 
 def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """List the catalog's models: limits, prices per million tokens, thinking style."""
-    from auger.llm.catalog import blocks, lookup
+    from auger.llm import blocks, lookup
 
     if _help(args, MODELS_USAGE, "List the catalog's models: limits, prices, thinking.", out):
         return 0
@@ -106,8 +113,7 @@ def models_main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.std
 
 def _sign_in(provider: str) -> str:
     """Whether `provider` can be used now: its key, its saved key, or its cloud credentials."""
-    from auger.config.credentials import load_credentials
-    from auger.config.providers import BUILTIN
+    from auger.config import BUILTIN, load_credentials
 
     home = Path(os.environ.get("HOME") or Path.home())
     row = BUILTIN.get(provider, {})
@@ -117,7 +123,7 @@ def _sign_in(provider: str) -> str:
         state = import_module(f"auger.llm.{row['api']}").sign_in_state
         return str(state(os.environ, home))
     if row.get("signin"):
-        from auger.config.credentials import load_signin
+        from auger.config import load_signin
 
         if load_signin(auger_home(os.environ), row["signin"]) is not None:
             return "signed in"
@@ -134,7 +140,7 @@ def _sign_in(provider: str) -> str:
 
 def _signin_states(provider: str | None, out: TextIO) -> None:
     """Each sign-in's state, and the models its account offers (as fetched at sign-in)."""
-    from auger.config.credentials import load_signin
+    from auger.config import load_signin
 
     home = auger_home(os.environ)
     for name in _signins():
@@ -243,7 +249,7 @@ def logout_main(args: list[str], out: TextIO = sys.stdout) -> int:
     if len(args) == 1 and args[0] in _signins():
         import asyncio
 
-        from auger.config.signin.flows import sign_out
+        from auger.config import sign_out
 
         said = asyncio.run(sign_out(args[0], auger_home(os.environ), os.environ))
         out.write(f"signed out of {args[0]}: {said}\n" if said else f"not signed in to {args[0]}\n")

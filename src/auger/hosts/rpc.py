@@ -5,7 +5,8 @@ JSON value, optional) comes back in its response. Types and their fields:
 
 - `prompt` (`text`), `command` (`name`, `args`): stream records, then answer; one at a time;
 - `cancel`: stops the running one (commands are read while one runs);
-- `get_state`, `set_model` (`model`), `list_sessions`;
+- `get_state`, `get_history` (the session's branch as the records its stream yielded, for a
+  client that opens a saved session), `set_model` (`model`), `list_sessions`;
 - `compact` (`instruction`), `fork` (`entry_id`), `switch` (`path`): only while nothing runs;
   what they stream (a `compact` record, notices) opens the next prompt's stream.
 
@@ -33,12 +34,11 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from auger.config.errors import ConfigError
+from auger.config import ConfigError
 from auger.host import Capability, NullHost
 from auger.hosts.headless import json_line
 from auger.records import PermissionAnswer, PermissionRequest, TurnEnd
 from auger.runtime import Runtime
-from auger.session.context import is_context
 
 STREAMING = frozenset({"prompt", "command"})
 _encode = msgspec.json.Encoder().encode
@@ -184,6 +184,7 @@ class RpcServer:
         return {
             "cancel": self._cancel,
             "get_state": self._state,
+            "get_history": self._history,
             "set_model": self._set_model,
             "compact": self._compact,
             "fork": self._fork,
@@ -233,11 +234,14 @@ class RpcServer:
             "model": rt.model.id,
             "cwd": str(rt.cwd),
             "running": self._running is not None,
-            "messages": sum(not is_context(m) for m in rt.messages),
+            "messages": len(rt.messages),
             "usage": rt.usage_total.to_dict(),
             "tools": list(rt.tools),
             "commands": {c.name: c.description for c in rt.commands.values()},
         }
+
+    async def _history(self, command: dict[str, Any]) -> dict[str, Any]:
+        return {"records": [record.to_dict() for record in self.runtime.history()]}
 
     async def _set_model(self, command: dict[str, Any]) -> dict[str, Any]:
         await self.runtime.set_model(_text(command, "model"))
@@ -272,10 +276,10 @@ class RpcServer:
         return {"switched": switched, "session_id": self.runtime.session_id}
 
     async def _list_sessions(self, command: dict[str, Any]) -> dict[str, Any]:
-        from auger.session.paths import list_sessions
+        from auger import sessions
 
         rt = self.runtime
-        return {"sessions": [s.to_dict() for s in list_sessions(rt.home, rt.cwd)]}
+        return {"sessions": [s.to_dict() for s in sessions.list(rt.home, rt.cwd)]}
 
 
 def _text(command: dict[str, Any], key: str) -> str:
@@ -302,24 +306,16 @@ async def stdin_lines() -> AsyncIterator[bytes]:
 
 def main(args: list[str]) -> int:
     """`auger rpc [options]`."""
-    from auger.config.paths import auger_home
-    from auger.hosts.launch import build_runtime, parse
-    from auger.loader import open_session
+    from auger.hosts.launch import options, parse
+    from auger.loader import build
 
     opts = parse("rpc", args, "JSONL commands on stdin, records on stdout.", sessions=True)
 
     async def run() -> int:
         cwd = Path(os.getcwd())
         try:
-            session = open_session(
-                auger_home(os.environ),
-                cwd,
-                continue_=opts.continue_,
-                resume=opts.resume,
-                path=opts.session,
-            )
             host = RpcHost()
-            runtime = await build_runtime(opts, host, cwd, session=session)
+            runtime = await build(options(opts, cwd), host)
         except ConfigError as exc:
             sys.stderr.write(f"auger: {exc}\n")
             return 2

@@ -12,10 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TextIO
 
-from auger.config.credentials import save_signin
-from auger.config.paths import display
-from auger.config.signin.flows import sign_in
-from auger.config.signin.web import SignInError
+from auger.config import SignInError, display, save_signin, sign_in
 
 
 class TerminalScreen:

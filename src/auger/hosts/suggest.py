@@ -27,8 +27,8 @@ def unrecognized(p: argparse.ArgumentParser, unknown: list[str]) -> str:
 def mistyped_model(spec: str, settings: Mapping[str, Any]) -> str | None:
     """Why `provider/name` is most likely a typo: the catalog knows the provider but not the
     name, nor do settings, and knows a name very like it. `None` when it may well be real."""
-    from auger.config.providers import BUILTIN
-    from auger.llm.catalog import blocks
+    from auger.config import BUILTIN
+    from auger.llm import blocks
 
     provider, _, name = spec.partition("/")
     block = blocks().get(provider)

@@ -122,7 +122,7 @@ class HttpClient:
                             heard = clock()  # the consumer's own time is not the server's silence
             self._last_failure = None
         except TransportError as exc:
-            raise ProviderError("network", f"{self.provider}: {exc}") from None
+            raise ProviderError(exc.kind, f"{self.provider}: {exc}") from None
         except TimeoutError:
             if limit is None or not limit.expired():
                 raise

@@ -131,6 +131,8 @@ class ToolResultMessage(msgspec.Struct, frozen=True):
     name: str
     content: tuple[UserPart, ...]
     is_error: bool = False
+    error_type: str | None = None
+    """How the call failed (`validation_error`, `tool_failed`, …): for hosts, never sent."""
     role: ClassVar[str] = "tool"
 
     @property
@@ -146,6 +148,7 @@ class ToolResultMessage(msgspec.Struct, frozen=True):
             "name": self.name,
             "content": [p.to_dict() for p in self.content],
             "is_error": self.is_error,
+            **({"error_type": self.error_type} if self.error_type else {}),
         }
 
 
@@ -172,6 +175,7 @@ class _ToolFields(msgspec.Struct, frozen=True):
     call_id: str
     name: str
     is_error: bool = False
+    error_type: str | None = None
 
 
 def _parts(data: Any, kinds: dict[str, type[Any]]) -> tuple[Any, ...]:
@@ -214,5 +218,5 @@ def message_from_dict(data: Any) -> Message:
     if role == "tool":
         parts = _parts(data.get("content"), _USER_PARTS)
         tool = msgspec.convert(data, _ToolFields)
-        return ToolResultMessage(tool.call_id, tool.name, parts, tool.is_error)
+        return ToolResultMessage(tool.call_id, tool.name, parts, tool.is_error, tool.error_type)
     raise ValueError(f"unknown message role {role!r}")

@@ -69,7 +69,17 @@ def _kept(branch: Sequence[Entry]) -> tuple[list[Message], Iterable[Entry]]:
     compaction = branch[i]
     assert isinstance(compaction, CompactionEntry)
     summary = UserMessage.of(COMPACTION_PREFIX + compaction.summary)
-    return [summary], [*branch[first:i], *branch[i + 1 :]]
+    kept = [*branch[first:i], *branch[i + 1 :]]
+    if any(_context(entry) for entry in kept):
+        return [summary], kept
+    # the context message summarised away mid-turn still holds: it follows the summary
+    context = next((m for m in map(_context, reversed(branch[:first])) if m), None)
+    return [summary, *([context] if context else [])], kept
+
+
+def _context(entry: Entry) -> Message | None:
+    message = _as_message(entry) if isinstance(entry, CustomMessageEntry) else None
+    return message if message is not None and is_context(message) else None
 
 
 def _as_message(entry: Entry) -> Message | None:
@@ -90,7 +100,8 @@ def _interrupted(calls: Iterable[ToolCall]) -> Iterator[ToolResultMessage]:
 def build_context(branch: Sequence[Entry]) -> list[Message]:
     """The messages to send the model for a branch (root first).
 
-    The latest compaction replaces everything before its `first_kept_id` with its summary;
+    The latest compaction replaces everything before its `first_kept_id` with its summary
+    (followed by the latest context message, when the kept part has none);
     branch summaries and custom messages become user messages; other entries send nothing.
     A tool call not answered in the run of tool results right after its assistant message is
     answered there with an `interrupted` error: history is data, so it is never re-run. A tool

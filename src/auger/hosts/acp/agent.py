@@ -44,15 +44,14 @@ from acp.schema import (
     Usage,
 )
 
+from auger import ExtensionError
 from auger._version import __version__
-from auger.config.errors import ConfigError
-from auger.config.paths import auger_home
-from auger.extensions.source import ExtensionError
+from auger.config import ConfigError, auger_home
 from auger.hosts.acp.host import AcpHost
-from auger.hosts.acp.updates import STOP_REASONS, prompt_text, record_update, replay
-from auger.llm.records import Record
+from auger.hosts.acp.updates import STOP_REASONS, prompt_text, record_update
 from auger.records import (
     AfterToolCall,
+    Record,
     ToolCallDone,
     TurnEnd,
 )
@@ -185,17 +184,17 @@ class AcpAgent:
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
         """Reopen a saved session and replay its conversation as `session/update`s."""
-        from auger.session.paths import find_session
-        from auger.session.store import SessionError, SessionFile
+        from auger import sessions
 
         try:
-            saved = SessionFile.open(find_session(auger_home(os.environ), Path(cwd), session_id))
-        except SessionError as exc:
+            saved = sessions.open(sessions.find(auger_home(os.environ), Path(cwd), session_id))
+        except sessions.SessionError as exc:
             raise RequestError(-32002, str(exc)) from None
         session = await self._open(cwd, mcp_servers or [], saved)
         self._adopt(session, session_id)
-        for message in list(session.rt.messages):
-            for update in replay(message, session.rt.cwd):
+        for record in list(session.rt.history()):
+            update = record_update(record, session.rt)
+            if update is not None:
                 await self._conn.session_update(session_id=session_id, update=update)
         self._advertise_soon(session)
         return LoadSessionResponse()
@@ -204,9 +203,9 @@ class AcpAgent:
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         """The saved sessions of `cwd` (of every directory without one), newest first."""
-        from auger.session.paths import list_sessions
+        from auger import sessions
 
-        found = list_sessions(auger_home(os.environ), Path(cwd) if cwd else None)
+        found = sessions.list(auger_home(os.environ), Path(cwd) if cwd else None)
         return ListSessionsResponse(
             sessions=[
                 SessionInfo(
@@ -270,7 +269,8 @@ class AcpAgent:
 
     async def _open(self, cwd: str, servers: list[Any], saved: Any = None) -> _Session:
         """A session with its own loop and Runtime (continuing `saved`, a session file)."""
-        from auger.hosts.launch import build_runtime
+        from auger.hosts.launch import options
+        from auger.loader import build as build_runtime
 
         session = _Session(_Worker())
         assert self.loop is not None
@@ -278,7 +278,8 @@ class AcpAgent:
 
         async def build() -> Runtime:
             extension = ("acp", session.extension(servers))
-            return await build_runtime(self._opts, host, Path(cwd), [extension], saved)
+            wanted = options(self._opts, Path(cwd))
+            return await build_runtime(wanted, host, extensions=[extension], session=saved)
 
         try:
             session.runtime = await session.worker.run(build())

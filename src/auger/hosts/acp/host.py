@@ -19,7 +19,7 @@ from acp.schema import (
 
 from auger.host import Capability, NullHost
 from auger.hosts.acp.updates import locations, tool_kind
-from auger.llm.arguments import arguments_or_empty
+from auger.llm import arguments_or_empty
 from auger.records import Decision, PermissionRequest, ToolCallDone
 
 T = TypeVar("T")

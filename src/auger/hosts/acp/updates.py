@@ -24,29 +24,20 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from auger.llm.arguments import arguments_or_empty
-from auger.llm.messages import (
-    AssistantMessage,
-    Message,
-    ReasoningPart,
-    TextPart,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
-from auger.llm.records import Record
+from auger.llm import arguments_or_empty
 from auger.records import (
     AfterToolCall,
     BeforeToolCall,
     CommandOutput,
     Notify,
     ReasoningDelta,
+    Record,
     TextDelta,
     TokenUsageDone,
     ToolCallDone,
+    UserText,
 )
 from auger.runtime import Runtime
-from auger.session.context import is_context
 
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
@@ -98,7 +89,9 @@ def locations(args: dict[str, Any], cwd: Path) -> list[ToolCallLocation] | None:
 
 
 def record_update(record: Record, rt: Runtime) -> Any:
-    """The `session/update` a record makes, if any."""
+    """The `session/update` a record makes, if any (live, or from `Runtime.history()`)."""
+    if isinstance(record, UserText):
+        return update_user_message_text(record.text)
     if isinstance(record, TextDelta):
         return update_agent_message_text(record.content)
     if isinstance(record, ReasoningDelta):
@@ -152,36 +145,3 @@ def prompt_text(blocks: list[Any]) -> str:
             if text is not None:
                 parts.append(f"\n\n{block.resource.uri}:\n```\n{text}\n```\n")
     return "".join(parts)
-
-
-def replay(message: Message, cwd: Path) -> list[Any]:
-    """The `session/update`s that show a stored message again."""
-    if isinstance(message, UserMessage):
-        if is_context(message):
-            return []  # the context message is the model's, not something the person said
-        return [update_user_message_text(message.text)]
-    if isinstance(message, ToolResultMessage):
-        status: Literal["failed", "completed"] = "failed" if message.is_error else "completed"
-        content = [tool_content(text_block(message.text))]
-        return [update_tool_call(message.call_id, status=status, content=content)]
-    if not isinstance(message, AssistantMessage):
-        return []
-    updates: list[Any] = []
-    for part in message.content:
-        if isinstance(part, TextPart):
-            updates.append(update_agent_message_text(part.text))
-        elif isinstance(part, ReasoningPart):
-            updates.append(update_agent_thought_text(part.text))
-        elif isinstance(part, ToolCall):
-            args = arguments_or_empty(part.arguments)
-            updates.append(
-                start_tool_call(
-                    part.call_id,
-                    title(part.name, args),
-                    kind=tool_kind(part.name),
-                    status="pending",
-                    raw_input=args,
-                    locations=locations(args, cwd),
-                )
-            )
-    return updates

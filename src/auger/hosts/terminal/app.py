@@ -26,7 +26,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import ThreadedHistory
 
-from auger.config.paths import auger_home
+from auger.config import auger_home
 from auger.hosts.terminal import modes
 from auger.hosts.terminal.boot import CLEAR_SCROLLBACK, banner
 from auger.hosts.terminal.complete import InputCompleter
@@ -40,9 +40,10 @@ from auger.hosts.terminal.render import Renderer
 from auger.hosts.terminal.sessions import Sessions, resume_hint, saved_sessions
 from auger.hosts.terminal.status import Status
 from auger.hosts.terminal.text import Theme
+from auger.records import UserText
 
 if TYPE_CHECKING:
-    from auger.llm.messages import UserPart
+    from auger.llm import UserPart
     from auger.runtime import Runtime
 
 FRAME = 1 / 30
@@ -178,7 +179,7 @@ class Terminal:
             self.pipe.put(END)
 
     async def _stream(self, text: str) -> None:
-        from auger.commands.mentions import MentionError, attach
+        from auger.commands import MentionError, attach
 
         assert self.runtime is not None
         put = self.pipe.put
@@ -193,7 +194,7 @@ class Terminal:
             put(record)
 
     async def _boot(self) -> None:
-        from auger.config.errors import ConfigError
+        from auger.config import ConfigError
         from auger.hosts.terminal.boot import build_runtime
 
         try:
@@ -249,12 +250,15 @@ class Terminal:
         if runtime is None or runtime.session_id == self._shown_session:
             return
         before, self._shown_session = self._shown_session, runtime.session_id
-        messages = list(runtime.messages)
-        if not messages or (before and runtime.session.header.parent_session_id == before):
+        records = list(runtime.history())
+        if not records or (before and runtime.session.header.parent_session_id == before):
             return
-        from auger.hosts.terminal.replay import show
-
-        show(self.renderer, messages)
+        for record in records:  # drawn as they were when they streamed
+            if isinstance(record, UserText):
+                self.renderer.user(record.text)
+            else:
+                self.renderer.feed(record)
+        self.renderer.end_stream()
         self.renderer.note(f"↺ resumed session {runtime.session_id}")
 
     def _next(self) -> None:

@@ -7,11 +7,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from auger.config.credentials import save_credential, with_credentials
-from auger.config.errors import ConfigError
-from auger.config.models import choose_model, provider_config, split_spec
-from auger.config.paths import auger_home, display
-from auger.config.settings import load_settings, save_setting
+from auger.config import (
+    ConfigError,
+    auger_home,
+    choose_model,
+    display,
+    load_settings,
+    provider_config,
+    save_credential,
+    save_setting,
+    split_spec,
+    with_credentials,
+)
 from auger.host import Host
 from auger.runtime import Runtime
 
@@ -27,7 +34,7 @@ def reachable(provider: str, keys: Mapping[str, str], settings: Mapping[str, Any
     """Whether `provider` is known and has the key it needs (or needs none). A provider that
     needs a sign-in or a cloud's credentials instead of a key does not count: it is chosen by
     name, after `auger login`."""
-    from auger.config.providers import BUILTIN
+    from auger.config import BUILTIN
 
     try:
         config = provider_config(provider, keys, settings)
@@ -45,7 +52,7 @@ def model_choices(
 ) -> list[str]:
     """Models to offer: the current one, those declared in settings, then the catalog's; with
     `keys` (the environment and auth.json), only those whose provider has a key."""
-    from auger.llm.catalog import known_models
+    from auger.llm import known_models
 
     declared = []
     providers = settings.get("providers")
@@ -134,7 +141,8 @@ def banner(cwd: Path) -> str:
 async def build_runtime(opts: Any, host: Host) -> Runtime:
     """The Runtime `auger` runs interactively (`idle` before `turn_end`, SPEC §2.2); on a first
     run it asks for a model and a missing key; raises `ConfigError` when it cannot be built."""
-    from auger.hosts.launch import build_runtime as build
+    from auger.hosts.launch import options
+    from auger.loader import build
 
     env = dict(os.environ)
     home, cwd = auger_home(env), Path(os.getcwd())
@@ -142,7 +150,7 @@ async def build_runtime(opts: Any, host: Host) -> Runtime:
     warnings: list[str] = []
     while True:
         try:
-            runtime = await build(opts, host, cwd, idle_before_turn_end=True)
+            runtime = await build(options(opts, cwd), host, idle_before_turn_end=True)
         except ConfigError:
             asked += 1
             keys = with_credentials(env, home)

@@ -49,7 +49,7 @@ class InputCompleter(Completer):
 
     def _fuzzy(self, query: str) -> Iterator[Completion]:
         """A bare word matches anywhere in the project's paths (git-aware), best first."""
-        from auger.commands.file_finder import project_files, rank
+        from auger.commands import project_files, rank
 
         now = time.monotonic()
         if self._files is None or now - self._files[0] > FILES_TTL:

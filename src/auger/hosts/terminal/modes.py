@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from auger.config.schema import PERMISSION_MODES
+from auger.config import PERMISSION_MODES
 
 if TYPE_CHECKING:
     from auger.hosts.terminal.app import Terminal

@@ -106,7 +106,7 @@ class Questions:
         if runtime is None or term.busy:
             term.say_hint("the model can be changed once this turn is over")
             return
-        from auger.config.credentials import with_credentials
+        from auger.config import with_credentials
         from auger.hosts.terminal.boot import model_choices
 
         runtime.reread_settings()  # a provider added to settings since shows at once
@@ -120,7 +120,7 @@ class Questions:
         self.choose(f"Model (now {runtime.model.id})", options, False, chosen)
 
     async def _set_model(self, runtime: Runtime, spec: str) -> None:
-        from auger.config.errors import ConfigError
+        from auger.config import ConfigError
 
         try:
             await runtime.set_model(spec)

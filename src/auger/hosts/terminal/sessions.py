@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from auger.config.paths import auger_home
+from auger.config import auger_home
 
 if TYPE_CHECKING:
     from auger.hosts.terminal.text import Theme
@@ -28,16 +28,16 @@ class Sessions:
 
 def saved_sessions() -> Sessions:
     """The picker over this directory's saved sessions, resuming through `Runtime.switch`."""
-    from auger.session.paths import find_session, list_sessions
+    from auger import sessions
 
     home, cwd = auger_home(os.environ), Path(os.getcwd())
 
     def saved() -> list[tuple[str, str, float]]:
         now = time.time()
-        return [(s.id, s.name or s.title, now - s.modified) for s in list_sessions(home, cwd)]
+        return [(s.id, s.name or s.title, now - s.modified) for s in sessions.list(home, cwd)]
 
     async def resume(runtime: Runtime, session_id: str) -> None:
-        await runtime.switch(find_session(home, cwd, session_id))
+        await runtime.switch(sessions.find(home, cwd, session_id))
 
     return Sessions(saved, resume)
 
