@@ -330,3 +330,31 @@ async def test_an_overflow_after_output_streamed_is_not_retried(tmp_path: Path) 
     assert shown == "half an answer"  # nothing the consumer saw is shown again
     assert records[-1].stop_reason == "context_window"
     assert len(provider.requests) == 3
+
+
+async def test_the_host_shows_compaction_while_the_summary_is_written(tmp_path: Path) -> None:
+    from support.hosts import Watching
+
+    host = Watching()
+    rt, _ = runtime(
+        tmp_path,
+        [
+            *(Reply.of("a1"), Reply.of("b1"), Reply.of("SUMMARY"), Reply.of("c1")),
+            Reply.of(Fail("network", "gone")),
+        ],
+        host=host,
+    )
+    await collect(rt, "one")
+    await collect(rt, "two")
+    assert host.shown == []
+    assert await rt.compact()
+    assert host.shown == [
+        ("start", "compacting the conversation"),
+        ("end", "compacting the conversation", None),
+    ]
+    await collect(rt, "three")
+    assert not await rt.compact()  # the summary request fails: the spinner still stops
+    assert host.shown[2:] == [
+        ("start", "compacting the conversation"),
+        ("end", "compacting the conversation", "ProviderError"),
+    ]

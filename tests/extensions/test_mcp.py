@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import socket
 import subprocess
@@ -24,11 +23,13 @@ from auger.llm.records import Record
 from auger.llm.scripted import Call, Reply, ScriptedProvider
 from auger.records import AfterToolCall, BeforeToolCall, Notify
 from auger.runtime import Runtime
+from support.procs import running
 from support.runtime import collect
 
 BIN = Path(sys.executable).parent
 TIME = str(BIN / "mcp-server-time")
 GIT = str(BIN / "mcp-server-git")
+LATE = Path(__file__).parents[1] / "support" / "late_mcp.py"
 ENV = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}
 
 
@@ -198,13 +199,26 @@ async def test_a_failing_server_is_reported_and_the_prompt_goes_on(tmp_path: Pat
     await rt.close()
 
 
-def running(marker: str) -> bool:
-    """Whether a process whose command line holds `marker` is alive."""
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        with contextlib.suppress(OSError):
-            if marker.encode() in cmdline.read_bytes():
-                return True
-    return False
+async def test_the_host_shows_each_server_starting_until_it_is_ready_or_fails(
+    tmp_path: Path,
+) -> None:
+    from support.hosts import Watching
+
+    host, gate = Watching(), tmp_path / "gate"
+    gate.mkdir()
+    late = {"command": sys.executable, "args": [str(LATE), str(gate)]}
+    broken = {"command": str(tmp_path / "no-such-server")}
+    settings = {"mcp": {"startup_timeout": 0, "servers": {"late": late, "broken": broken}}}
+    rt = runtime(tmp_path, ScriptedProvider([Reply.of("hi")]), host=host, settings=settings)
+    records = await collect(rt, "hi")
+    assert records[-1].stop_reason == "completed"  # the prompt did not wait for either
+    await wait_until(lambda: host.open() == ["starting MCP server late"])
+    broken_end = next(s for s in host.shown if s[:2] == ("end", "starting MCP server broken"))
+    assert broken_end[2] is not None  # it ended with the failure
+    (gate / "go").touch()
+    await wait_until(lambda: host.open() == [])
+    assert host.shown[-1] == ("end", "starting MCP server late", None)
+    await rt.close()
 
 
 async def test_a_slow_server_never_holds_up_a_prompt_and_stops_on_close(tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -191,3 +193,55 @@ async def test_a_malformed_hub_name_is_a_bad_request(wire, tmp_path) -> None:
     with pytest.raises(ProviderError) as caught:
         await records(provider, request(Path("hf:only-owner")))
     assert caught.value.kind == "bad_request" and "OWNER/REPO/FILE.gguf" in caught.value.message
+
+
+class Showing(PassThrough):
+    """An exchange whose host shows progress: keeps each label and how it ended."""
+
+    def __init__(self) -> None:
+        self.shown: list[tuple[str, str | None]] = []
+
+    @contextlib.asynccontextmanager
+    async def progress(self, label: str) -> AsyncIterator[None]:
+        try:
+            yield
+        except BaseException as exc:
+            self.shown.append((label, type(exc).__name__))
+            raise
+        self.shown.append((label, None))
+
+
+async def test_the_host_shows_the_download_and_the_load_while_they_run(wire, tmp_path) -> None:
+    def fetch(repo: str, filename: str, folder: Path) -> Path:
+        folder.mkdir(parents=True)
+        (folder / filename).write_bytes(b"GGUF")
+        return folder / filename
+
+    provider = LocalProvider(
+        "local", models_dir=tmp_path, transport=wire, starter=Starter(), fetcher=fetch
+    )
+    wire.chunks = [reply("x")]
+    exchange = Showing()
+    [r async for r in provider.stream(request(Path("hf:o/r/q4.gguf")), exchange)]
+    assert exchange.shown == [("downloading q4.gguf", None), ("loading q4.gguf", None)]
+    await provider.aclose()
+
+
+async def test_a_load_that_fails_still_ends_its_progress(wire, gguf) -> None:
+    def broken(path: Path, context: int, compat: Compat) -> tuple[Any, str]:
+        raise ProviderError("bad_request", f"llama.cpp could not load {path}")
+
+    provider = LocalProvider("local", transport=wire, starter=broken)
+    exchange = Showing()
+    with pytest.raises(ProviderError):
+        [r async for r in provider.stream(request(gguf), exchange)]
+    assert exchange.shown == [("loading m.gguf", "ProviderError")]
+
+
+def test_hf_endpoint_in_the_session_env_points_hub_downloads_at_a_mirror() -> None:
+    from auger.config.models import build_provider, provider_config
+
+    mirror = "http://127.0.0.1:9/hub-mirror"
+    built = build_provider(provider_config("local", {"HF_ENDPOINT": mirror}, {}))
+    assert isinstance(built, LocalProvider) and built.compat.hub_endpoint == mirror
+    assert build_provider(provider_config("local", {}, {})).compat.hub_endpoint is None

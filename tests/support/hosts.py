@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import AsyncIterator, Iterable
 
 from auger.host import Capability, NullHost
 from auger.records import Decision, PermissionRequest
@@ -43,3 +44,31 @@ class Answering(NullHost):
         self.requests.append(request)
         self.asked.append(request.title)
         return self.decisions.pop(0) if self.decisions else "deny"
+
+
+class Watching(NullHost):
+    """A host that can show progress and keeps, in `shown`, each `("start", label)` and
+    `("end", label, how)` — `how` is `None`, or the name of the exception that ended it."""
+
+    def __init__(self, capabilities: Iterable[Capability] = ("progress",)) -> None:
+        self.capabilities = frozenset(capabilities)
+        self.shown: list[tuple[str | None, ...]] = []
+
+    @contextlib.asynccontextmanager
+    async def progress(self, label: str) -> AsyncIterator[None]:
+        """Keeps when `label` was shown, and how it ended."""
+        self.shown.append(("start", label))
+        try:
+            yield
+        except BaseException as exc:
+            self.shown.append(("end", label, type(exc).__name__))
+            raise
+        self.shown.append(("end", label, None))
+
+    def open(self) -> list[str]:
+        """The labels still shown."""
+        started = [str(s[1]) for s in self.shown if s[0] == "start"]
+        for s in self.shown:
+            if s[0] == "end":
+                started.remove(s[1])
+        return started

@@ -170,6 +170,7 @@ def provider_config(
     compat = raw.get("compat") or {}
     if not isinstance(compat, dict):
         raise ConfigError(f'settings "providers.{name}.compat" must be an object')
+    compat = {**compat, **{o: env[v] for o, v in fmt.compat_env.items() if env.get(v)}}
     return ProviderConfig(
         name=name,
         api=fmt.api,

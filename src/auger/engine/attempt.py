@@ -3,6 +3,7 @@ back — with one table from provider records to the events they fire."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -52,6 +53,11 @@ class Exchange:
         """Let handlers observe the response."""
         if self._bus.has(AfterProviderResponse):
             await self._bus.emit(AfterProviderResponse(url, status, headers))
+
+    def progress(self, label: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """The host shows `label` while the context is open (`Context.progress`)."""
+        ctx = self._bus.ctx
+        return contextlib.nullcontext() if ctx is None else ctx.progress(label)
 
 
 class MessageBuilder:

@@ -88,7 +88,9 @@ async def compact(
     if summary is None:
         try:
             messages = summary_messages(branch, planned, out.event.instruction)
-            summary = await summarize(state, Exchange(bus), messages, system, tools)
+            exchange = Exchange(bus)
+            async with exchange.progress("compacting the conversation"):
+                summary = await summarize(state, exchange, messages, system, tools)
         except ProviderError as exc:
             stream.notify(f"compaction failed: {exc.message}", "error")
             return False

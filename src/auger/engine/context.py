@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -262,6 +263,13 @@ class Context:
         if "confirm" not in self._host.capabilities:
             return False
         return await self._host.confirm(question)
+
+    def progress(self, label: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """`async with ctx.progress("starting x")`: the host shows `label` (the terminal's
+        spinner) while slow work runs; nothing when it cannot (`progress` capability)."""
+        if "progress" not in self._host.capabilities:
+            return contextlib.nullcontext()
+        return self._host.progress(label)
 
     async def request_permission(self, request: PermissionRequest) -> Decision:
         """The user's decision about a tool call; `deny` when the host cannot ask."""

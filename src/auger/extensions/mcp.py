@@ -183,10 +183,10 @@ class McpServers:
         """Before a turn's first model call, wait (bounded by `mcp.startup_timeout`, counted
         from the session's start) for servers still starting, so their tools are there from
         the first step; a server still not ready joins at a later turn."""
-        starting = [s.settled.wait() for s in self._servers.values() if not s.settled.is_set()]
+        starting = [s.settled for s in self._servers.values() if not s.settled.is_set()]
         remaining = self._wait_until - asyncio.get_running_loop().time()
         if starting and remaining > 0:
-            waits = [asyncio.ensure_future(w) for w in starting]
+            waits = [asyncio.ensure_future(settled.wait()) for settled in starting]
             _, pending = await asyncio.wait(waits, timeout=remaining)
             for waiting in pending:
                 waiting.cancel()
@@ -213,13 +213,18 @@ class McpServers:
 
     async def _serve(self, server: _Server, ctx: Context, after: float) -> None:
         """Connect, list the tools, register them, then hold the connection until cancelled."""
+        import contextlib
         import tempfile
 
         timer = asyncio.get_running_loop().call_later(after, self._is_slow, server, after)
         with tempfile.TemporaryFile("w+") as errlog:
             try:
-                async with _connect(server.spec, ctx, errlog) as client:
-                    listed = await _list_tools(client)
+                async with contextlib.AsyncExitStack() as connection:
+                    async with ctx.progress(f"starting MCP server {server.name}"):
+                        client = await connection.enter_async_context(
+                            _connect(server.spec, ctx, errlog)
+                        )
+                        listed = await _list_tools(client)
                     timer.cancel()
                     server.client = client
                     server.tools = [self._tool(server.name, t) for t in listed]

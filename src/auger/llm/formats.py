@@ -69,6 +69,8 @@ class WireFormat(msgspec.Struct, frozen=True):
     target: str
     needs_key: bool
     url: UrlRule
+    compat_env: dict[str, str] = msgspec.field(default_factory=dict)
+    """`compat` options the session's environment sets (option → variable), over settings'."""
 
     def load(self) -> ProviderClass:
         """The provider class (its module is imported now)."""
@@ -100,7 +102,13 @@ FORMATS: dict[ApiName, WireFormat] = {
     "gemini": WireFormat("gemini", "auger.llm.gemini:GeminiProvider", True, "versioned"),
     "bedrock": WireFormat("bedrock", "auger.llm.bedrock:BedrockProvider", False, "host"),
     "vertex": WireFormat("vertex", "auger.llm.vertex:VertexProvider", False, "versioned"),
-    "llamacpp": WireFormat("llamacpp", "auger.llm.local:LocalProvider", False, "none"),
+    "llamacpp": WireFormat(
+        "llamacpp",
+        "auger.llm.local:LocalProvider",
+        False,
+        "none",
+        {"hub_endpoint": "HF_ENDPOINT"},  # huggingface_hub's own variable, for `hf:` names
+    ),
     "scripted": WireFormat("scripted", "auger.llm.scripted:ScriptedProvider", False, "none"),
 }
 

@@ -10,6 +10,7 @@ for another GGUF, and stops on `aclose`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import time
 from collections.abc import AsyncIterator, Callable
@@ -21,7 +22,7 @@ import msgspec
 from auger.llm.errors import ProviderError
 from auger.llm.formats import Endpoint
 from auger.llm.openai_chat import OpenAIChatProvider
-from auger.llm.provider import Exchange, Request
+from auger.llm.provider import Exchange, Request, progress
 from auger.llm.records import ProviderNotice, Record
 
 INSTALL = "pip install 'auger[local]'"
@@ -36,6 +37,7 @@ class Compat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     small_model_guidance: bool | None = None  # None: with the fallback (`engine.prompt`)
     temperature: float | None = None  # None: llama.cpp's default (0.8)
     seed: int | None = None  # None: a new one each start
+    hub_endpoint: str | None = None  # `hf:` downloads from here (HF_ENDPOINT); None: the Hub
 
 
 class Served(msgspec.Struct, frozen=True):
@@ -103,19 +105,33 @@ def hub_file(name: str) -> tuple[str, str] | None:
     return f"{owner}/{repo}", filename
 
 
-def hub_download(repo: str, filename: str, folder: Path) -> Path:
-    """Download `filename` of `repo` into `folder` (blocking); where it is."""
+def hub_download(repo: str, filename: str, folder: Path, endpoint: str | None = None) -> Path:
+    """Download `filename` of `repo` from the Hub (or the mirror at `endpoint`) into `folder`
+    (blocking); where it is. A failed download leaves no file behind."""
     try:
         from huggingface_hub import hf_hub_download
-        from huggingface_hub.errors import EntryNotFoundError, RepositoryNotFoundError
+        from huggingface_hub.errors import (
+            EntryNotFoundError,
+            LocalEntryNotFoundError,
+            RepositoryNotFoundError,
+        )
+        from tqdm.auto import tqdm
     except ImportError:
         raise ProviderError("bad_request", f"loading from the hub needs {INSTALL}") from None
+
+    class Quiet(tqdm):  # type: ignore[misc]  # the host shows progress; nothing writes to stderr
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **{**kwargs, "disable": True})
+
     try:
-        return Path(hf_hub_download(repo, filename, local_dir=folder))
+        got = hf_hub_download(repo, filename, local_dir=folder, endpoint=endpoint, tqdm_class=Quiet)
+    except LocalEntryNotFoundError as exc:  # the hub could not be reached, nothing cached
+        raise ProviderError("network", f"cannot reach the hub for {repo}: {exc}") from None
     except (EntryNotFoundError, RepositoryNotFoundError) as exc:
         raise ProviderError("not_found", f"no {filename} in {repo} on the hub: {exc}") from None
     except Exception as exc:  # the hub's client raises many kinds: offline, timeouts, HTTP
         raise ProviderError("network", f"downloading {repo}/{filename} failed: {exc}") from None
+    return Path(got)
 
 
 Fetcher = Callable[[str, str, Path], Path]
@@ -132,7 +148,7 @@ class LocalProvider:
         models_dir: Path | None = None,
         transport: Any = None,
         starter: Starter = start_server,
-        fetcher: Fetcher = hub_download,
+        fetcher: Fetcher | None = None,
     ) -> None:
         self.name = name
         try:
@@ -142,7 +158,9 @@ class LocalProvider:
         self._models_dir = models_dir
         self._transport = transport
         self._starter = starter
-        self._fetcher = fetcher
+        self._fetcher = fetcher or functools.partial(
+            hub_download, endpoint=self.compat.hub_endpoint
+        )
         self._served: Served | None = None
         self._chat: OpenAIChatProvider | None = None
         self._lock = asyncio.Lock()
@@ -170,7 +188,8 @@ class LocalProvider:
                 path = folder / hub[1]
                 if not path.is_file():
                     yield ProviderNotice(f"downloading {hub[1]} from {hub[0]}…")
-                    path = await asyncio.to_thread(self._fetcher, hub[0], hub[1], folder)
+                    async with progress(exchange, f"downloading {hub[1]}"):
+                        path = await asyncio.to_thread(self._fetcher, hub[0], hub[1], folder)
             served = self._served
             if served is None or (served.path, served.context) != (path, context):
                 if not path.is_file():
@@ -178,9 +197,10 @@ class LocalProvider:
                 await self._stop()
                 yield ProviderNotice(f"loading {path.name} with llama.cpp ({context} tokens)…")
                 started = time.monotonic()
-                handle, base_url = await asyncio.to_thread(
-                    self._starter, path, context, self.compat
-                )
+                async with progress(exchange, f"loading {path.name}"):
+                    handle, base_url = await asyncio.to_thread(
+                        self._starter, path, context, self.compat
+                    )
                 self._served = Served(path, context, base_url, handle)
                 compat = {"tool_call_fallback": self.compat.tool_call_fallback}
                 self._chat = OpenAIChatProvider(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import msgspec
 
@@ -85,6 +86,23 @@ class Exchange(Protocol):
     async def after_response(self, url: str, status: int, headers: dict[str, str]) -> None:
         """Observes the response status and headers."""
         ...
+
+
+@runtime_checkable
+class ShowsProgress(Protocol):
+    """An exchange that can show slow work to the user (the engine's: the host's spinner)."""
+
+    def progress(self, label: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """Shows `label` while the context is open."""
+        ...
+
+
+def progress(exchange: Exchange, label: str) -> contextlib.AbstractAsyncContextManager[None]:
+    """`async with progress(exchange, "loading x")`: the host shows `label` while a provider
+    does slow work before its request (a model loading); nothing when it cannot."""
+    if isinstance(exchange, ShowsProgress):
+        return exchange.progress(label)
+    return contextlib.nullcontext()
 
 
 class PassThrough:

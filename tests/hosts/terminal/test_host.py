@@ -213,7 +213,7 @@ async def test_progress_travels_with_the_records() -> None:
     async with host.progress("indexing"):
         pipe.put("record 2")
     await asyncio.sleep(0.05)
-    assert items == ["record 1", Progress("indexing"), "record 2", Progress(None)]
+    assert items == ["record 1", Progress("indexing", 1), "record 2", Progress(None, 1)]
 
 
 async def test_an_ask_after_the_screen_closed_is_declined() -> None:

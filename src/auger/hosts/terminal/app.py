@@ -71,6 +71,8 @@ class Terminal:
         self.questions = Questions(self)
         self.pastes: dict[str, str] = {}
         self.progress: str | None = None
+        """What the spinner says: the label of the latest slow work still under way."""
+        self._working: dict[int, str] = {}
         self.code = 0
         self._hint, self._hint_until = "", 0.0
         self._last_ctrl_c = 0.0
@@ -222,7 +224,11 @@ class Terminal:
                 else:
                     renderer.notice(item.text, item.level)
             elif isinstance(item, Progress):
-                self.progress = item.label
+                if item.label is None:
+                    self._working.pop(item.key, None)
+                else:
+                    self._working[item.key] = item.label
+                self.progress = next(reversed(self._working.values()), None)
             elif isinstance(item, Ready):
                 self.runtime = item.runtime
                 self.status.mode = modes.configured(item.runtime)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
@@ -23,9 +24,11 @@ YES_NO = ["Yes", "No"]
 
 
 class Progress(NamedTuple):
-    """Slow work began (`label`) or ended (`None`)."""
+    """Slow work `key` began (`label`) or ended (`None`); several can run at once (two MCP
+    servers starting)."""
 
     label: str | None
+    key: int = 0
 
 
 class Pipe:
@@ -88,6 +91,7 @@ class TerminalHost(NullHost):
         self._loop = loop
         self._pipe = pipe
         self._cwd = cwd
+        self._keys = itertools.count(1)
 
     async def ask(
         self, question: str, options: list[str] | None = None, secret: bool = False
@@ -147,12 +151,14 @@ class TerminalHost(NullHost):
 
     @contextlib.asynccontextmanager
     async def progress(self, label: str) -> AsyncIterator[None]:
-        """The spinner shows `label` while the context is open."""
-        self._pipe.put(Progress(label))
+        """The spinner shows `label` while the context is open (the latest one still open,
+        when several are)."""
+        key = next(self._keys)
+        self._pipe.put(Progress(label, key))
         try:
             yield
         finally:
-            self._pipe.put(Progress(None))
+            self._pipe.put(Progress(None, key))
 
 
 class Worker:
