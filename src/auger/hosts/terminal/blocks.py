@@ -65,7 +65,9 @@ class Draw:
         if kind == "paragraph":
             return self.text(node.children, cells, style)
         if kind == "heading":
-            return self.text(node.children, cells, _with(style, _HEADING_STYLES.get(node.tag, "bold")))
+            return self.text(
+                node.children, cells, _with(style, _HEADING_STYLES.get(node.tag, "bold"))
+            )
         if kind in LISTS:
             return self.items(node, node.children, cells, style)
         if kind == "blockquote":

@@ -99,7 +99,8 @@ class Markdown:
         kind, first = self._open
         context = first if kind == "table" else self._lines[-1:]
         nodes = _tree("\n".join([*context, line])).children
-        return len(nodes) == 1 and nodes[0].type == kind and nodes[0].map == [0, len(context) + 1]
+        whole = (0, len(context) + 1)
+        return len(nodes) == 1 and nodes[0].type == kind and tuple(nodes[0].map or ()) == whole
 
     def _settle(self, final: bool) -> list[str]:
         """Read the lines not shown yet; show each block they finish."""
