@@ -20,6 +20,23 @@ def parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
 
-def parse(text: str) -> list[Token]:
-    """The block tokens of `text`."""
-    return parser().parse(text)
+def blocks(text: str) -> list[Token]:
+    """The block tokens of `text` alone, its inline content left unread (a fifth of the cost):
+    enough to tell where each block starts and ends. `text` has no NUL and no CR (markdown-it's
+    normalising step is skipped)."""
+    md = parser()
+    tokens: list[Token] = []
+    md.block.parse(text, md, {}, tokens)
+    return tokens
+
+
+def read_inline(tokens: list[Token]) -> list[Token]:
+    """`tokens` from `blocks` with their inline content read too, as a whole parse reads it."""
+    from markdown_it.rules_core import StateCore
+
+    md = parser()
+    state = StateCore("", md, {}, tokens)
+    for rule in md.core.ruler.getRules(""):
+        if rule.__name__ not in ("normalize", "block"):
+            rule(state)
+    return tokens

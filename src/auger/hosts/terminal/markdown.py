@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from auger.commands.markdown import parse
+from auger.commands.markdown import blocks, read_inline
 from auger.hosts.terminal.blocks import LISTS, Draw, end_line
 from auger.hosts.terminal.text import Theme, clean
 
 if TYPE_CHECKING:
+    from markdown_it.token import Token
     from markdown_it.tree import SyntaxTreeNode
 
 CODE_CHUNK = 40
@@ -28,10 +29,10 @@ _GROWING = frozenset({"paragraph", "table"})
 """Blocks that may take many lines, each checked on its own (see `_continues`)."""
 
 
-def _tree(text: str) -> SyntaxTreeNode:
+def _tree(tokens: list[Token]) -> SyntaxTreeNode:
     from markdown_it.tree import SyntaxTreeNode
 
-    return SyntaxTreeNode(parse(text))
+    return SyntaxTreeNode(read_inline(tokens))
 
 
 def _closes(markup: str, line: str) -> bool:
@@ -91,63 +92,59 @@ class Markdown:
     # -- reading -------------------------------------------------------------------------
 
     def _continues(self, line: str) -> bool:
-        """Whether `line` only lengthens the open paragraph or table: parsed beside the lines
+        """Whether `line` only lengthens the open paragraph or table: read beside the lines
         that opened it, it is still one block of that kind (a table keeps its header row and
         delimiter; a paragraph its last line)."""
         if self._open is None or not line.strip():
             return False
         kind, first = self._open
         context = first if kind == "table" else self._lines[-1:]
-        nodes = _tree("\n".join([*context, line])).children
-        whole = (0, len(context) + 1)
-        return len(nodes) == 1 and nodes[0].type == kind and tuple(nodes[0].map or ()) == whole
+        top = [t for t in blocks("\n".join([*context, line])) if t.level == 0 and t.nesting >= 0]
+        whole = [0, len(context) + 1]
+        return len(top) == 1 and top[0].type == f"{kind}_open" and top[0].map == whole
 
     def _settle(self, final: bool) -> list[str]:
-        """Read the lines not shown yet; show each block they finish."""
+        """Read where the blocks of the lines not shown yet end; show each finished one."""
         self._open = None
-        blocks = _tree("\n".join(self._lines)).children
-        if not blocks:
-            if final:
-                self._cut(len(self._lines))
+        tokens = blocks("\n".join(self._lines))
+        top = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0]
+        if not top:
+            self._cut(len(self._lines) if final else 0)
             return []
-        *done, last = blocks
-        out: list[str] = []
-        for node in done:
-            out += self._show(node)
+        last = tokens[top[-1]]
         assert last.map is not None
-        if final or self._finished(last):
-            out += self._show(last)
-            self._cut(len(self._lines))
-        elif last.type in LISTS and len(last.children) > 1:
-            *earlier, latest = last.children
-            out += self._show(last, earlier)
-            assert latest.map is not None
-            self._cut(latest.map[0])
-        elif last.type == "fence":
-            out += self._gap(last.map[0])
-            out.append(self._draw.fence_open(last))
-            self._fence = _Fence(self._lines[last.map[0]], last.markup)
-            code = self._lines[last.map[0] + 1 :]
-            self._cut(len(self._lines))
-            self._base -= len(code)
+        start = last.map[0]
+        kind = last.type.removesuffix("_open")
+        if final or self._finished(kind, last):
+            return self._show(tokens, len(tokens), len(self._lines))
+        if kind in LISTS:
+            items = [t for t in tokens[top[-1] :] if t.level == 1 and t.nesting == 1]
+            if len(items) > 1:
+                assert items[-1].map is not None
+                return self._show(tokens, len(tokens), items[-1].map[0], open_list=True)
+        out = self._show(tokens, top[-1], start)
+        if kind == "fence":
+            out += self._gap(0)
+            out.append(self.theme.paint("grey", last.markup + clean(last.info)))
+            self._fence = _Fence(self._lines[0], last.markup)
+            code = self._lines[1:]
+            self._lines, self._base = [], self._base + 1
             for line in code:
                 out += self._fence_line(line)
-        else:
-            self._cut(last.map[0])
-            if last.type in _GROWING:
-                self._open = (last.type, self._lines[:2])
+        elif kind in _GROWING:
+            self._open = (kind, self._lines[:2])
         return out
 
-    def _finished(self, node: SyntaxTreeNode) -> bool:
+    def _finished(self, kind: str, token: Token) -> bool:
         """Whether no line to come can change the last block read."""
-        assert node.map is not None
-        if node.type in ("heading", "hr"):
+        assert token.map is not None
+        start, end = token.map
+        if kind in ("heading", "hr"):
             return True
-        if node.type == "fence":
-            start, end = node.map
-            return end - start > 1 and _closes(node.markup, self._lines[end - 1])
+        if kind == "fence":
+            return end - start > 1 and _closes(token.markup, self._lines[end - 1])
         # a blank line ends these; the lines after the block's own are blank
-        return node.type in ("paragraph", "table", "blockquote") and node.map[1] < len(self._lines)
+        return kind in ("paragraph", "table", "blockquote") and end < len(self._lines)
 
     def _cut(self, count: int) -> None:
         """Drop the first `count` lines (they are shown), and the blank lines after them."""
@@ -162,20 +159,28 @@ class Markdown:
         """A blank line before a block at `start` when the source has one there."""
         return [""] if 0 <= self._end < start + self._base else []
 
-    def _show(self, node: SyntaxTreeNode, items: list[SyntaxTreeNode] | None = None) -> list[str]:
-        """The lines of a finished block (or of the finished `items` of an open list)."""
-        assert node.map is not None
-        out = self._gap(node.map[0])
-        if node.type in LISTS:
-            shown = node.children if items is None else items
-            out += self._draw.items(node, shown, self.cells, number=self._number)
-            start = self._number if self._number is not None else int(node.attrs.get("start", 1))
-            self._number = start + len(shown) if items is not None else None
-            self._end = end_line(shown[-1]) + self._base
-        else:
-            out += self._draw.block(node, self.cells)
-            self._number = None
-            self._end = end_line(node) + self._base
+    def _show(
+        self, tokens: list[Token], upto: int, count: int, open_list: bool = False
+    ) -> list[str]:
+        """Draw the blocks of `tokens[:upto]` and drop their `count` lines; with `open_list`,
+        the last block is a list whose last item is still open, and its other items are drawn."""
+        out: list[str] = []
+        nodes = _tree(tokens[:upto]).children if upto else []
+        for node in nodes:
+            assert node.map is not None
+            out += self._gap(node.map[0])
+            if node.type in LISTS:
+                more = open_list and node is nodes[-1]
+                items = node.children[:-1] if more else node.children
+                start = int(node.attrs.get("start", 1)) if self._number is None else self._number
+                out += self._draw.items(node, items, self.cells, number=start)
+                self._number = start + len(items) if more else None
+                self._end = end_line(items[-1]) + self._base
+            else:
+                out += self._draw.block(node, self.cells)
+                self._number = None
+                self._end = end_line(node) + self._base
+        self._cut(count)
         return out
 
     def _fence_line(self, text: str) -> list[str]:
@@ -197,5 +202,5 @@ class Markdown:
 
     def _code(self, fence: _Fence) -> list[str]:
         """The held lines of an open code block, read under its opening line and drawn."""
-        node = _tree("\n".join([fence.opener, *fence.held])).children[0]
+        node = _tree(blocks("\n".join([fence.opener, *fence.held]))).children[0]
         return self._draw.code(node)
