@@ -60,7 +60,7 @@ class Markdown:
         self._base = 0  # the reply's line number of `_lines[0]`
         self._end = -1  # the line after the last block shown; -1 before the first
         self._number: int | None = None  # the next item's number, a list shown in part
-        self._open: tuple[str, list[str]] | None = None  # the open block: kind, first lines
+        self._open = ""  # the kind of the open block read last ("" when none is)
         self._fence: _Fence | None = None
 
     def pending(self) -> list[str]:
@@ -76,7 +76,7 @@ class Markdown:
             if self._fence is not None:
                 out += self._fence_line(text)
                 continue
-            reread = reread or not self._continues(text)
+            reread = reread or self._changes(text)
             self._lines.append(text)
         if reread:
             out += self._settle(final=False)
@@ -91,21 +91,27 @@ class Markdown:
 
     # -- reading -------------------------------------------------------------------------
 
-    def _continues(self, line: str) -> bool:
-        """Whether `line` only lengthens the open paragraph or table: read beside the lines
-        that opened it, it is still one block of that kind (a table keeps its header row and
-        delimiter; a paragraph its last line)."""
-        if self._open is None or not line.strip():
-            return False
-        kind, first = self._open
-        context = first if kind == "table" else self._lines[-1:]
-        top = [t for t in blocks("\n".join([*context, line])) if t.level == 0 and t.nesting >= 0]
+    def _changes(self, line: str) -> bool:
+        """Whether `line` may finish or change the open block (else it is only held).
+
+        A blank line ends an open paragraph, table or quote, and changes nothing else. A line
+        that only lengthens an open paragraph or table is one that, read beside the lines that
+        opened it (a table's header row and delimiter, a paragraph's last line), still makes
+        one block of that kind."""
+        kind = self._open
+        if not line.strip():
+            return kind in ("paragraph", "table", "blockquote")
+        if kind not in _GROWING:
+            return True
+        context = self._lines[:2] if kind == "table" else self._lines[-1:]
+        read = blocks("\n".join([*context, line]))
+        top = [t for t in read if t.level == 0 and t.nesting >= 0]
         whole = [0, len(context) + 1]
-        return len(top) == 1 and top[0].type == f"{kind}_open" and top[0].map == whole
+        return not (len(top) == 1 and top[0].type == f"{kind}_open" and top[0].map == whole)
 
     def _settle(self, final: bool) -> list[str]:
         """Read where the blocks of the lines not shown yet end; show each finished one."""
-        self._open = None
+        self._open = ""
         tokens = blocks("\n".join(self._lines))
         top = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0]
         if not top:
@@ -131,8 +137,8 @@ class Markdown:
             self._lines, self._base = [], self._base + 1
             for line in code:
                 out += self._fence_line(line)
-        elif kind in _GROWING:
-            self._open = (kind, self._lines[:2])
+        else:
+            self._open = kind
         return out
 
     def _finished(self, kind: str, token: Token) -> bool:
