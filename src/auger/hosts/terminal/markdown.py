@@ -29,10 +29,12 @@ _GROWING = frozenset({"paragraph", "table"})
 """Blocks that may take many lines, each checked on its own (see `_continues`)."""
 
 
-def _tree(tokens: list[Token]) -> SyntaxTreeNode:
+def _tree(tokens: list[Token], unread: int | None = None) -> SyntaxTreeNode:
+    """The syntax tree of block `tokens`, their inline content read (but from `unread` on)."""
     from markdown_it.tree import SyntaxTreeNode
 
-    return SyntaxTreeNode(read_inline(tokens))
+    read_inline(tokens[:unread])
+    return SyntaxTreeNode(tokens)
 
 
 def _closes(markup: str, line: str) -> bool:
@@ -124,10 +126,12 @@ class Markdown:
         if final or self._finished(kind, last):
             return self._show(tokens, len(tokens), len(self._lines))
         if kind in LISTS:
-            items = [t for t in tokens[top[-1] :] if t.level == 1 and t.nesting == 1]
+            after = range(top[-1], len(tokens))
+            items = [i for i in after if tokens[i].level == 1 and tokens[i].nesting == 1]
             if len(items) > 1:
-                assert items[-1].map is not None
-                return self._show(tokens, len(tokens), items[-1].map[0], open_list=True)
+                latest = tokens[items[-1]]
+                assert latest.map is not None
+                return self._show(tokens, len(tokens), latest.map[0], open_item=items[-1])
         out = self._show(tokens, top[-1], start)
         if kind == "fence":
             out += self._gap(0)
@@ -166,17 +170,18 @@ class Markdown:
         return [""] if 0 <= self._end < start + self._base else []
 
     def _show(
-        self, tokens: list[Token], upto: int, count: int, open_list: bool = False
+        self, tokens: list[Token], upto: int, count: int, open_item: int | None = None
     ) -> list[str]:
-        """Draw the blocks of `tokens[:upto]` and drop their `count` lines; with `open_list`,
-        the last block is a list whose last item is still open, and its other items are drawn."""
+        """Draw the blocks of `tokens[:upto]` and drop their `count` lines; with `open_item`
+        (where the last item of the last block, a list, begins), that item is still open and
+        only the list's other items are drawn."""
         out: list[str] = []
-        nodes = _tree(tokens[:upto]).children if upto else []
+        nodes = _tree(tokens[:upto], open_item).children if upto else []
         for node in nodes:
             assert node.map is not None
             out += self._gap(node.map[0])
             if node.type in LISTS:
-                more = open_list and node is nodes[-1]
+                more = open_item is not None and node is nodes[-1]
                 items = node.children[:-1] if more else node.children
                 start = int(node.attrs.get("start", 1)) if self._number is None else self._number
                 out += self._draw.items(node, items, self.cells, number=start)
