@@ -75,7 +75,8 @@ class Draw:
             inner = self.blocks(node.children, cells - 2, _with(style, "italic"))
             return [bar + line for line in inner]
         if kind == "fence":
-            return [self.fence_open(node), *self.code(node), self.theme.paint("grey", node.markup)]
+            opener = self.fence_open(node.markup, node.info)
+            return [opener, *self.code(node), self.theme.paint("grey", node.markup)]
         if kind == "code_block":
             return ["    " + line for line in self.code(node)]
         if kind == "hr":
@@ -153,9 +154,9 @@ class Draw:
                 # decoded entities can be control characters (`&#13;`): cleaned like the rest
                 lines[-1].append((style, clean(node.content)))
 
-    def fence_open(self, node: SyntaxTreeNode) -> str:
+    def fence_open(self, markup: str, info: str) -> str:
         """The line that opens a fenced code block, as written."""
-        return self.theme.paint("grey", node.markup + clean(node.info))
+        return self.theme.paint("grey", markup + clean(info))
 
     def code(self, node: SyntaxTreeNode) -> list[str]:
         """A code block's lines, coloured by its language when it has one."""

@@ -26,7 +26,7 @@ CODE_CHUNK = 40
 _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*$")
 """CommonMark's closing code fence (of a block not inside a list or quote)."""
 _GROWING = frozenset({"paragraph", "table"})
-"""Blocks that may take many lines, each checked on its own (see `_continues`)."""
+"""Blocks that may take many lines, each checked on its own (see `_changes`)."""
 
 
 def _tree(tokens: list[Token], unread: int | None = None) -> SyntaxTreeNode:
@@ -135,7 +135,7 @@ class Markdown:
         out = self._show(tokens, top[-1], start)
         if kind == "fence":
             out += self._gap(0)
-            out.append(self.theme.paint("grey", last.markup + clean(last.info)))
+            out.append(self._draw.fence_open(last.markup, last.info))
             self._fence = _Fence(self._lines[0], last.markup)
             code = self._lines[1:]
             self._lines, self._base = [], self._base + 1
