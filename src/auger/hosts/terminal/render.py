@@ -334,10 +334,10 @@ class Renderer:
 
     def _text_lines(self, lines: list[str]) -> None:
         if self._md is None:
-            while lines and not lines[0].strip():
-                lines = lines[1:]
-            if not lines:
+            first = next((i for i, line in enumerate(lines) if line.strip()), None)
+            if first is None:
                 return
+            lines = lines[first:]
             self._md = Markdown(self.theme, self._cells)
             self._fresh = True
         self._show_text(self._md.lines(lines))
