@@ -87,6 +87,13 @@ def test_emphasis_inside_words_follows_commonmark_like_the_export() -> None:
     assert "snake_case_name and 2<em>3</em>4" in exported(text)
 
 
+def test_strike_through_is_read_alike_by_both() -> None:
+    r = renderer(color=True)
+    stream(r, "~~old~~ new")
+    assert r.take() == f"\x1b[9mold{RESET} new\n"
+    assert "<s>old</s> new" in exported("~~old~~ new")
+
+
 def test_a_setext_heading_and_a_hard_break_are_read_as_the_export_reads_them() -> None:
     text = "Title\n=====\n\nline one  \nline two\\\nline three"
     r = renderer(color=True)
