@@ -10,6 +10,7 @@ from typing import Literal
 
 import msgspec
 
+from auger.commands.markdown import parser
 from auger.engine.context import Context
 from auger.llm.messages import (
     AssistantMessage,
@@ -155,10 +156,7 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .5rem}
 
 def to_html(title: str, subtitle: str, shown: Iterable[Block]) -> str:
     """The blocks as one HTML page with its style inline: no script, nothing fetched."""
-    from markdown_it import MarkdownIt
-
-    # raw HTML in a reply is shown as text, never run: the page holds untrusted output
-    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    md = parser()
     esc = html.escape
     body: list[str] = []
     for block in shown:

@@ -6,8 +6,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from auger.hosts.terminal.markdown import Markdown, inline
-from auger.hosts.terminal.render import RESULT_LINES, Renderer
+from auger.hosts.terminal.render import RESULT_LINES
 from auger.hosts.terminal.status import Status, tokens
 from auger.hosts.terminal.text import Theme, brief_args, clean, fit, width, wrap
 from auger.llm.usage import Usage
@@ -22,39 +21,16 @@ from auger.records import (
     ReasoningDone,
     Record,
     TextDelta,
-    TextDone,
     TokenUsageDone,
     ToolCallDelta,
     ToolCallDone,
     TurnEnd,
 )
 from auger.tools.base import ToolResponse
+from support.rendering import lines, live_text, renderer, stream
 
 RED = "\x1b[31m"
 GREEN = "\x1b[32m"
-
-
-def renderer(cells: int = 60, color: bool = False) -> Renderer:
-    return Renderer(Theme(color=color), cells=cells)
-
-
-def stream(r: Renderer, text: str) -> None:
-    """Feed `text` as a model streams it: word by word, then `text_done`."""
-    start = 0
-    for i, ch in enumerate(text):
-        if ch == " " and i > start:
-            r.feed(TextDelta(text[start:i]))
-            start = i
-    r.feed(TextDelta(text[start:]))
-    r.feed(TextDone(text))
-
-
-def lines(r: Renderer) -> list[str]:
-    return r.take().rstrip("\n").split("\n")
-
-
-def live_text(r: Renderer) -> str:
-    return "".join(text for _, text in r.live())
 
 
 def call(
@@ -64,114 +40,6 @@ def call(
 
 
 # -- streamed text ---------------------------------------------------------------------------
-
-
-def test_a_finished_line_is_shown_and_the_rest_stays_live() -> None:
-    r = renderer()
-    for piece in ["Hello ", "world.\nSecond", " line so"]:
-        r.feed(TextDelta(piece))
-    assert r.take() == "Hello world.\n"
-    assert live_text(r) == "Second line so"
-    r.feed(TextDelta(" far"))
-    r.feed(TextDone("Hello world.\nSecond line so far"))
-    assert r.take() == "Second line so far\n"
-    assert not r.has_live()
-
-
-def test_markdown_is_styled_line_by_line() -> None:
-    r = renderer()
-    stream(
-        r,
-        "# Title\n\nSome **bold**, `code`, *italics* and a [link](https://x.y).\n\n"
-        "- one\n- [x] done\n  1. nested\n\n> quoted\n\n---\nend",
-    )
-    assert lines(r) == [
-        "Title",
-        "",
-        "Some bold, code, italics and a link (https://x.y).",
-        "",
-        "• one",
-        "☑ done",
-        "  1. nested",
-        "",
-        "│ quoted",
-        "",
-        "─" * 60,
-        "end",
-    ]
-
-
-def test_inline_styles_nest_and_spare_snake_case() -> None:
-    assert inline("a **bold `x`** b") == [
-        ("", "a "),
-        ("bold", "bold "),
-        ("bold cyan", "x"),
-        ("", " b"),
-    ]
-    assert inline("call snake_case_name and 2*3*4") == [("", "call snake_case_name and 2*3*4")]
-
-
-def test_styles_become_escape_sequences_when_colour_is_on() -> None:
-    r = renderer(color=True)
-    stream(r, "**bold** and `code`")
-    assert r.take() == "\x1b[1mbold\x1b[0m and \x1b[36mcode\x1b[0m\n"
-
-
-def test_long_lines_wrap_with_a_hanging_indent() -> None:
-    r = renderer(cells=30)
-    stream(r, "- " + "word " * 12)
-    out = lines(r)
-    assert out[0].startswith("• word")
-    assert all(line.startswith("  word") for line in out[1:])
-    assert all(width(line) <= 30 for line in out)
-    assert " ".join(line.strip("• ") for line in out).split() == ["word"] * 12
-
-
-def test_a_code_block_is_held_until_it_closes_then_highlighted() -> None:
-    r = renderer(color=True)
-    for piece in ["```python\n", "def f():\n", "    return 'hi'\n"]:
-        r.feed(TextDelta(piece))
-    assert "def" not in r.take()
-    assert "return 'hi'" in live_text(r)
-    r.feed(TextDelta("```\nafter"))
-    r.feed(TextDone(""))
-    out = r.take()
-    assert "\x1b[35mdef\x1b[0m" in out  # the keyword, coloured
-    assert "\x1b[32m'hi'\x1b[0m" in out  # the string, one run
-    assert out.endswith("after\n")
-
-
-def test_a_code_block_in_an_unknown_language_is_shown_plain() -> None:
-    r = renderer(color=True)
-    stream(r, "```nosuchlanguage\nx = 1\n```")
-    assert "\nx = 1\n" in r.take()
-
-
-def test_a_long_open_code_block_is_let_out_in_chunks() -> None:
-    md = Markdown(Theme(color=False), 80)
-    md.line("```")
-    shown = [line for n in range(100) for line in md.line(f"line {n}")]
-    assert shown == [f"line {n}" for n in range(80)]
-    assert md.pending() == [f"line {n}" for n in range(80, 100)]
-
-
-def test_a_table_is_aligned() -> None:
-    r = renderer()
-    stream(r, "| name | size |\n|---|--:|\n| read | 1 |\n| edit | 200 |\n\nafter")
-    assert lines(r) == [
-        "name │ size",
-        "─────┼─────",
-        "read │ 1",
-        "edit │ 200",
-        "",
-        "after",
-    ]
-
-
-def test_a_table_too_wide_for_the_screen_is_shown_as_written() -> None:
-    r = renderer(cells=20)
-    stream(r, "| a | " + "b" * 30 + " |\n|---|---|\n| 1 | 2 |")
-    assert lines(r)[-1] == "| 1 | 2 |"
 
 
 def test_a_cancelled_reply_keeps_what_was_said() -> None:

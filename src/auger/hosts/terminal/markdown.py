@@ -1,255 +1,217 @@
-"""Markdown rendered line by line as it streams: each finished line is styled at once, so the
-reply reaches the scrollback while it is being written. Code blocks and tables wait for their
-end (a long code block is let out in chunks) because they are styled as a whole."""
+"""Markdown drawn as it streams: finished lines are read with markdown-it (the parser `/export`
+uses), each block is drawn once it is finished and never again, and the open block stays in the
+live tail as plain text. A long code block is let out in chunks while it is still open.
+
+Only the open block is read again as lines arrive, so drawing a long reply stays linear: a line
+that merely continues an open paragraph or table is recognised by parsing it beside the lines
+that opened the block, and the lines of an open code block are only checked for its closing
+fence."""
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
-from auger.hosts.terminal.text import Span, Theme, clean, join, width, wrap
+from auger.commands.markdown import blocks, read_inline
+from auger.hosts.terminal.blocks import LISTS, Draw, end_line
+from auger.hosts.terminal.text import Theme, clean
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+    from markdown_it.tree import SyntaxTreeNode
 
 CODE_CHUNK = 40
 """Lines of an open code block held back before they are let out anyway."""
 
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+#.-]*)")
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")
-_RULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
-_ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$")
-_TASK = re.compile(r"^\[([ xX])\]\s+")
-_QUOTE = re.compile(r"^\s{0,3}>\s?(.*)$")
-_ROW = re.compile(r"^\s*\|.*\|\s*$")
-_DIVIDER = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
-_INLINE = re.compile(
-    r"(?P<tick>`+)(?P<code>.+?)(?P=tick)"
-    r"|\*\*(?P<b1>\S(?:.*?\S)?)\*\*"
-    r"|(?<!\w)__(?P<b2>\S(?:.*?\S)?)__(?!\w)"
-    r"|(?<![*\w])\*(?P<i1>[^*\s](?:[^*]*?[^*\s])?)\*(?![*\w])"
-    r"|(?<![_\w])_(?P<i2>[^_\s](?:[^_]*?[^_\s])?)_(?![_\w])"
-    r"|~~(?P<s>[^~]+?)~~"
-    r"|\[(?P<label>[^\]]+)\]\((?P<url>[^)\s]+)\)"
-)
-_MARKS = frozenset("`*_~[")
-
-_HEADING_STYLES = {1: "bold underline magenta", 2: "bold magenta"}
-
-# Pygments token types, most specific first where it matters, to terminal styles.
-_TOKEN_STYLES = {
-    ("Comment",): "grey italic",
-    ("Keyword",): "magenta",
-    ("Keyword", "Constant"): "cyan",
-    ("Keyword", "Type"): "cyan",
-    ("Operator", "Word"): "magenta",
-    ("Name", "Builtin"): "cyan",
-    ("Name", "Function"): "blue",
-    ("Name", "Class"): "yellow",
-    ("Name", "Decorator"): "magenta",
-    ("Name", "Tag"): "magenta",
-    ("Name", "Attribute"): "cyan",
-    ("Literal", "String"): "green",
-    ("Literal", "Number"): "yellow",
-    ("Generic", "Inserted"): "green",
-    ("Generic", "Deleted"): "red",
-    ("Generic", "Heading"): "bold",
-    ("Generic", "Subheading"): "cyan",
-}
+_CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*$")
+"""CommonMark's closing code fence (of a block not inside a list or quote)."""
+_GROWING = frozenset({"paragraph", "table"})
+"""Blocks that may take many lines, each checked on its own (see `_changes`)."""
 
 
-def inline(text: str, style: str = "") -> list[Span]:
-    """The spans of one line of Markdown: code, bold, italic, strike-through and links."""
-    if not _MARKS.intersection(text):
-        return [(style, text)]
-    spans: list[Span] = []
-    at = 0
-    for m in _INLINE.finditer(text):
-        if m.start() > at:
-            spans.append((style, text[at : m.start()]))
-        at = m.end()
-        kind = m.lastgroup
-        if kind == "code":
-            spans.append((f"{style} cyan".strip(), m["code"]))
-        elif kind in ("b1", "b2"):
-            spans += inline(m[kind], f"{style} bold".strip())
-        elif kind in ("i1", "i2"):
-            spans += inline(m[kind], f"{style} italic".strip())
-        elif kind == "s":
-            spans += inline(m["s"], f"{style} strike".strip())
-        else:
-            spans += inline(m["label"], f"{style} underline blue".strip())
-            if m["url"] != m["label"]:
-                spans.append((f"{style} grey".strip(), f" ({m['url']})"))
-    if at < len(text):
-        spans.append((style, text[at:]))
-    return spans
+def _tree(tokens: list[Token], unread: int | None = None) -> SyntaxTreeNode:
+    """The syntax tree of block `tokens`, their inline content read (but from `unread` on)."""
+    from markdown_it.tree import SyntaxTreeNode
+
+    read_inline(tokens[:unread])
+    return SyntaxTreeNode(tokens)
 
 
-@lru_cache(maxsize=64)
-def _lexer(language: str) -> Any:
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-
-    try:
-        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return None
+def _closes(markup: str, line: str) -> bool:
+    found = _CLOSER.match(line)
+    return found is not None and found[1][0] == markup[0] and len(found[1]) >= len(markup)
 
 
-@lru_cache(maxsize=256)
-def _token_style(token: Any) -> str:
-    while token is not None and len(token):
-        style = _TOKEN_STYLES.get(tuple(token))
-        if style is not None:
-            return style
-        token = token.parent
-    return ""
+class _Fence:
+    """A code block at the top level, open: its opening line is shown, its code held."""
 
-
-def highlight(theme: Theme, code: list[str], language: str) -> list[str]:
-    """Lines of code in `language`, coloured (plain when the language is unknown)."""
-    lexer = _lexer(language.lower()) if language and theme.color else None
-    if lexer is None:
-        return code
-    lines: list[list[Span]] = [[]]
-    for token, value in lexer.get_tokens("\n".join(code)):
-        style = _token_style(token)
-        first, *more = value.split("\n")
-        line = lines[-1]
-        if first and line and line[-1][0] == style:
-            line[-1] = (style, line[-1][1] + first)
-        elif first:
-            line.append((style, first))
-        for piece in more:
-            lines.append([(style, piece)] if piece else [])
-    return [join(theme, spans) for spans in lines[: len(code)]]
+    def __init__(self, opener: str, markup: str) -> None:
+        self.opener = opener
+        self.markup = markup
+        self.held: list[str] = []
 
 
 class Markdown:
-    """One reply's Markdown, fed a finished line at a time; returns the lines to show."""
+    """One reply's Markdown, fed finished lines; returns the lines to show."""
 
     def __init__(self, theme: Theme, cells: int) -> None:
         self.theme = theme
         self.cells = cells
-        self._fence: str | None = None
-        self._language = ""
-        self._code: list[str] = []
-        self._table: list[str] = []
-        self._started = False
-        self._blank = False
+        self._draw = Draw(theme)
+        self._lines: list[str] = []  # the source lines not shown yet
+        self._base = 0  # the reply's line number of `_lines[0]`
+        self._end = -1  # the line after the last block shown; -1 before the first
+        self._number: int | None = None  # the next item's number, a list shown in part
+        self._open = ""  # the kind of the open block read last ("" when none is)
+        self._fence: _Fence | None = None
 
     def pending(self) -> list[str]:
-        """Lines read but not yet shown (an open code block or table)."""
-        return self._code or self._table
+        """Lines read but not shown yet (the open block)."""
+        return self._fence.held if self._fence is not None else self._lines
 
-    def line(self, raw: str) -> list[str]:
-        """Take one finished line; the styled lines it lets out (maybe none yet)."""
-        text = clean(raw.rstrip("\r"))
-        if self._fence is not None:
-            return self._code_line(text)
+    def lines(self, new: list[str]) -> list[str]:
+        """Take finished lines; the styled lines of the blocks they finish (maybe none yet)."""
         out: list[str] = []
-        if self._table and not _ROW.match(text):
-            out = self._end_table()
-        if not text.strip():
-            self._blank = self._started
-            return out
-        if self._blank:
-            out.append("")
-            self._blank = False
-        self._started = True
-        if _ROW.match(text):
-            self._table.append(text)
-            return out
-        fence = _FENCE.match(text)
-        if fence:
-            self._fence, self._language = fence[1], fence[2]
-            out.append(self.theme.paint("grey", text))
-            return out
-        out += self._block(text)
+        reread = False
+        for raw in new:
+            text = clean(raw.rstrip("\r"))
+            if self._fence is not None:
+                out += self._fence_line(text)
+                continue
+            reread = reread or self._changes(text)
+            self._lines.append(text)
+        if reread:
+            out += self._settle(final=False)
         return out
 
     def end(self) -> list[str]:
         """The reply is over: show what was held back."""
-        out = self._end_table()
-        if self._code:
-            out += highlight(self.theme, self._code, self._language)
-            self._code = []
-        self._fence = None
+        fence, self._fence = self._fence, None
+        if fence is not None:
+            return self._code(fence) if fence.held else []
+        return self._settle(final=True)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def _changes(self, line: str) -> bool:
+        """Whether `line` may finish or change the open block (else it is only held).
+
+        A blank line ends an open paragraph, table or quote, and changes nothing else. A line
+        that only lengthens an open paragraph or table is one that, read beside the lines that
+        opened it (a table's header row and delimiter, a paragraph's last line), still makes
+        one block of that kind."""
+        kind = self._open
+        if not line.strip():
+            return kind in ("paragraph", "table", "blockquote")
+        if kind not in _GROWING:
+            return True
+        context = self._lines[:2] if kind == "table" else self._lines[-1:]
+        read = blocks("\n".join([*context, line]))
+        top = [t for t in read if t.level == 0 and t.nesting >= 0]
+        whole = [0, len(context) + 1]
+        return not (len(top) == 1 and top[0].type == f"{kind}_open" and top[0].map == whole)
+
+    def _settle(self, final: bool) -> list[str]:
+        """Read where the blocks of the lines not shown yet end; show each finished one."""
+        self._open = ""
+        tokens = blocks("\n".join(self._lines))
+        top = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0]
+        if not top:
+            self._cut(len(self._lines) if final else 0)
+            return []
+        last = tokens[top[-1]]
+        assert last.map is not None
+        start = last.map[0]
+        kind = last.type.removesuffix("_open")
+        if final or self._finished(kind, last):
+            return self._show(tokens, len(tokens), len(self._lines))
+        if kind in LISTS:
+            after = range(top[-1], len(tokens))
+            items = [i for i in after if tokens[i].level == 1 and tokens[i].nesting == 1]
+            if len(items) > 1:
+                latest = tokens[items[-1]]
+                assert latest.map is not None
+                return self._show(tokens, len(tokens), latest.map[0], open_item=items[-1])
+        out = self._show(tokens, top[-1], start)
+        if kind == "fence":
+            out += self._gap(0)
+            out.append(self._draw.fence_open(last.markup, last.info))
+            self._fence = _Fence(self._lines[0], last.markup)
+            code = self._lines[1:]
+            self._lines, self._base = [], self._base + 1
+            for line in code:
+                out += self._fence_line(line)
+        else:
+            self._open = kind
         return out
 
-    def _code_line(self, text: str) -> list[str]:
+    def _finished(self, kind: str, token: Token) -> bool:
+        """Whether no line to come can change the last block read."""
+        assert token.map is not None
+        start, end = token.map
+        if kind in ("heading", "hr"):
+            return True
+        if kind == "fence":
+            return end - start > 1 and _closes(token.markup, self._lines[end - 1])
+        # a blank line ends these; the lines after the block's own are blank
+        return kind in ("paragraph", "table", "blockquote") and end < len(self._lines)
+
+    def _cut(self, count: int) -> None:
+        """Drop the first `count` lines (they are shown), and the blank lines after them."""
+        while count < len(self._lines) and not self._lines[count].strip():
+            count += 1
+        del self._lines[:count]
+        self._base += count
+
+    # -- drawing -------------------------------------------------------------------------
+
+    def _gap(self, start: int) -> list[str]:
+        """A blank line before a block at `start` when the source has one there."""
+        return [""] if 0 <= self._end < start + self._base else []
+
+    def _show(
+        self, tokens: list[Token], upto: int, count: int, open_item: int | None = None
+    ) -> list[str]:
+        """Draw the blocks of `tokens[:upto]` and drop their `count` lines; with `open_item`
+        (where the last item of the last block, a list, begins), that item is still open and
+        only the list's other items are drawn."""
+        out: list[str] = []
+        nodes = _tree(tokens[:upto], open_item).children if upto else []
+        for node in nodes:
+            assert node.map is not None
+            out += self._gap(node.map[0])
+            if node.type in LISTS:
+                more = open_item is not None and node is nodes[-1]
+                items = node.children[:-1] if more else node.children
+                start = int(node.attrs.get("start", 1)) if self._number is None else self._number
+                out += self._draw.items(node, items, self.cells, number=start)
+                self._number = start + len(items) if more else None
+                self._end = end_line(items[-1]) + self._base
+            else:
+                out += self._draw.block(node, self.cells)
+                self._number = None
+                self._end = end_line(node) + self._base
+        self._cut(count)
+        return out
+
+    def _fence_line(self, text: str) -> list[str]:
         fence = self._fence
         assert fence is not None
-        stripped = text.strip()
-        if stripped.startswith(fence) and not stripped.strip(fence[0]):
-            out = highlight(self.theme, self._code, self._language)
-            out.append(self.theme.paint("grey", text))
-            self._code, self._fence = [], None
+        self._base += 1
+        if _closes(fence.markup, text):
+            out = self._code(fence) if fence.held else []
+            out.append(self.theme.paint("grey", fence.markup))
+            self._fence = None
+            self._end = self._base
             return out
-        self._code.append(text)
-        if len(self._code) < CODE_CHUNK:
+        fence.held.append(text)
+        if len(fence.held) < CODE_CHUNK:
             return []
-        out = highlight(self.theme, self._code, self._language)
-        self._code = []
+        out = self._code(fence)
+        fence.held = []
         return out
 
-    def _block(self, text: str) -> list[str]:
-        theme, cells = self.theme, self.cells
-        heading = _HEADING.match(text)
-        if heading:
-            level = len(heading[1])
-            return wrap(theme, inline(heading[2], _HEADING_STYLES.get(level, "bold")), cells)
-        if _RULE.match(text):
-            return [theme.paint("grey", "─" * min(cells, 80))]
-        item = _ITEM.match(text)
-        if item:
-            indent, marker, body = item.groups()
-            if marker in "-*+":
-                task = _TASK.match(body)
-                if task:
-                    marker, body = ("☑" if task[1] != " " else "☐"), body[task.end() :]
-                else:
-                    marker = "•"
-            first = ("yellow", f"{indent}{marker} ")
-            return wrap(theme, inline(body), cells, first, ("", " " * width(first[1])))
-        quote = _QUOTE.match(text)
-        if quote:
-            bar = ("grey", "│ ")
-            return wrap(theme, inline(quote[1], "italic"), cells, bar, bar)
-        indent = text[: len(text) - len(text.lstrip())]
-        return wrap(theme, inline(text.lstrip()), cells, ("", indent))
-
-    def _end_table(self) -> list[str]:
-        rows, self._table = self._table, []
-        if not rows:
-            return []
-        if len(rows) < 2 or not _DIVIDER.match(rows[1]):
-            return [line for row in rows for line in self._block(row)]
-        cells = [[inline(c.strip()) for c in _cells(row)] for row in (rows[0], *rows[2:])]
-        columns = max(len(r) for r in cells)
-        widths = [0] * columns
-        for row in cells:
-            for i, cell in enumerate(row):
-                widths[i] = max(widths[i], sum(width(t) for _, t in cell))
-        if sum(widths) + 3 * (columns - 1) > self.cells:
-            return [line for row in rows for line in self._block(row)]
-        bar = self.theme.paint("grey", " │ ")
-        out = []
-        for n, row in enumerate(cells):
-            shown = []
-            for i in range(columns):
-                cell = row[i] if i < len(row) else []
-                if n == 0:
-                    cell = [(f"{s} bold".strip(), t) for s, t in cell]
-                pad = widths[i] - sum(width(t) for _, t in cell)
-                shown.append(join(self.theme, cell) + " " * pad)
-            out.append(bar.join(shown).rstrip())
-            if n == 0:
-                out.append(self.theme.paint("grey", "─┼─".join("─" * w for w in widths)))
-        return out
-
-
-def _cells(row: str) -> list[str]:
-    inner = row.strip()
-    inner = inner[1:] if inner.startswith("|") else inner
-    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
-    return [c.replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
+    def _code(self, fence: _Fence) -> list[str]:
+        """The held lines of an open code block, read under its opening line and drawn."""
+        node = _tree(blocks("\n".join([fence.opener, *fence.held]))).children[0]
+        return self._draw.code(node)

@@ -46,6 +46,7 @@ class Renderer:
         self._parts: list[str] = []
         self._partial = ""
         self._md: Markdown | None = None
+        self._fresh = False  # a reply begun that has shown nothing yet
         self._thinking: list[str] = []
         self._calls: dict[str, str] = {}
         self._running: dict[str, str] = {}
@@ -119,7 +120,7 @@ class Renderer:
             text = "".join(self._thinking).strip()
             for line in tail_rows(text.split("\n"), 3, self._cells - 2):
                 rows.append(("class:live.reasoning", f"∴ {line}"))
-        current = self._partial + "".join(self._parts)
+        current = clean(self._partial + "".join(self._parts))
         lines = (self._md.pending() if self._md is not None else []) + current.split("\n")
         if current or len(lines) > 1:
             others = len(self._calls) + len(self._running) + len(self.agent.children.running)
@@ -322,23 +323,35 @@ class Renderer:
             data = self._partial + "".join(self._parts)
             self._parts.clear()
             *lines, self._partial = data.split("\n")
-            for line in lines:
-                self._text_line(line)
+            self._text_lines(lines)
         if final:
             if self._partial:
-                self._text_line(self._partial)
+                self._text_lines([self._partial])
                 self._partial = ""
             if self._md is not None:
-                self._out += self._md.end()
+                self._show_text(self._md.end())
                 self._md = None
 
-    def _text_line(self, line: str) -> None:
+    def _text_lines(self, lines: list[str]) -> None:
         if self._md is None:
-            if not line.strip():
+            first = next((i for i, line in enumerate(lines) if line.strip()), None)
+            if first is None:
                 return
-            self._block("text")
+            lines = lines[first:]
             self._md = Markdown(self.theme, self._cells)
-        self._out += self._md.line(line)
+            self._fresh = True
+        self._show_text(self._md.lines(lines))
+
+    def _show_text(self, shown: list[str]) -> None:
+        """A reply's finished lines, set apart from what came between them and the last."""
+        if not shown:
+            return
+        if self._kind != "text" or self._fresh:
+            if not shown[0]:
+                shown = shown[1:]
+            self._block("text")
+            self._fresh = False
+        self._out += shown
 
     def _end_reasoning(self, text: str) -> None:
         self._thinking.clear()

@@ -11,13 +11,14 @@ from wcwidth import wcswidth
 
 RESET = "\x1b[0m"
 
-# Escape sequences and control characters a tool's output may carry: shown as-is they could move
-# the cursor or change the terminal's modes, so they are dropped (tabs and newlines are kept).
+# Escape sequences and control characters a tool's output or a reply may carry: shown as-is they
+# could move the cursor or change the terminal's modes, so they are dropped (tabs and newlines are
+# kept). C1 controls too: U+009B is CSI to a terminal that reads 8-bit controls.
 _CONTROL = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
     r"|\x1b[@-_]?"
-    r"|[\x00-\x08\x0b-\x1f\x7f]"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 )
 _SPACES = re.compile(r"(\s+)")
 
