@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from auger.commands.markdown import blocks, read_inline
+from auger.commands import blocks, read_inline
 from auger.hosts.terminal.blocks import LISTS, Draw, end_line
 from auger.hosts.terminal.text import Theme, clean
 
