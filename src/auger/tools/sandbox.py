@@ -273,21 +273,22 @@ class Sandbox:
     def _protect(self) -> list[str]:
         git = self.project / ".git"
         args: list[str] = []
-        if git.is_dir() and not git.is_symlink():
+        real = git.is_dir() and not git.is_symlink() and git not in self._made
+        if real:
             args += ["--bind", str(git), str(git)]  # a mount point: it cannot be renamed
             if not os.path.lexists(git / "commondir"):
                 # git reads another repository's config through it; no mount can stand in
                 # for it without breaking git, so one a command made is removed after it
                 self._made.add(git / "commondir")
             args += _submodules(git)
-        elif os.path.lexists(git):
+        elif os.path.lexists(git) and git not in self._made:
             args += ["--ro-bind", str(git), str(git)]
-        else:
+        else:  # none, or the mount point a running command's sandbox made: held empty
             args += ["--tmpfs", str(git), "--remount-ro", str(git)]
             self._made.add(git)
         for rel in PROTECTED:
             path = self.project / rel
-            if rel.startswith(".git/") and not (git.is_dir() and not git.is_symlink()):
+            if rel.startswith(".git/") and not real:
                 continue
             if os.path.lexists(path):
                 args += ["--ro-bind", str(path), str(path)]
