@@ -30,6 +30,7 @@ from auger.llm.records import (
     TokenUsageDone,
     ToolCallDone,
 )
+from auger.llm.replay import ProviderDataDone
 from auger.llm.usage import Usage
 
 
@@ -73,7 +74,9 @@ class MessageBuilder:
             self.parts.append(TextPart(record.content))
             self.partial.clear()
         elif isinstance(record, ReasoningDone):
-            self.parts.append(ReasoningPart(record.content, record.signature))
+            self.parts.append(ReasoningPart(record.content))
+        elif isinstance(record, ProviderDataDone):
+            self.parts.append(record.part)
         elif isinstance(record, ToolCallDone):
             self.parts.append(ToolCall(record.call_id, record.name, record.arguments))
         elif isinstance(record, TokenUsageDone):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
+from auger.llm.stored import upgrade
 from auger.llm.usage import Usage
 
 
@@ -31,16 +32,57 @@ class ImagePart(msgspec.Struct, frozen=True):
 
 
 class ReasoningPart(msgspec.Struct, frozen=True):
-    """Reasoning the model showed; `signature` is opaque provider data needed to send it back."""
+    """Reasoning the model showed, as text; what a provider needs to take it back (a signature,
+    encrypted content) is a `ProviderData` part right after it."""
 
     text: str
-    signature: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        out: dict[str, Any] = {"type": "reasoning", "text": self.text}
-        if self.signature is not None:
-            out["signature"] = self.signature
+        return {"type": "reasoning", "text": self.text}
+
+
+ProviderDataKind = Literal[
+    "thinking_signature",  # Messages: {"signature"} of the thinking just before it
+    "redacted_thinking",  # Messages: {"data"} of a `redacted_thinking` block
+    "server_block",  # Messages: a server tool block (`server_tool_use`, `*_tool_result`), whole
+    "encrypted_reasoning",  # Responses: {"id", "encrypted_content"} of the reasoning before it
+    "web_search_call",  # Responses: a `web_search_call` item, as it goes back
+    "phase",  # Responses: {"phase"} of the message items after it
+    "thought_signature",  # Gemini: {"signature"} of the thought just before it
+    "part_signature",  # Gemini: {"signature"} of the part just after it
+    "reasoning_details",  # Chat Completions (OpenRouter): {"reasoning_details": [...]}
+    "call_signatures",  # Chat Completions (Gemini): {"thought_signatures": {call_id: signature}}
+]
+"""What a `ProviderData` part holds; each wire format reads only its own kinds."""
+
+SIGNS_REASONING: frozenset[ProviderDataKind] = frozenset(
+    {"thinking_signature", "encrypted_reasoning", "thought_signature"}
+)
+"""The kinds that take back the reasoning part just before them."""
+
+
+class ProviderData(msgspec.Struct, frozen=True):
+    """Opaque data a provider sent that must go back to it as it came, in the place it came.
+
+    It goes back only to its message's wire format; while `prefix` is set, only to the same
+    provider and model, and only after the same request prefix (system prompt, tools, earlier
+    messages) it was written after (`auger.llm.replay`). `legacy`: the prefix was taken over
+    the stored form of sessions written before this part existed (`auger.llm.stored`).
+    """
+
+    kind: ProviderDataKind
+    data: dict[str, Any]
+    prefix: str | None = None
+    legacy: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        out: dict[str, Any] = {"type": "provider_data", "kind": self.kind, "data": self.data}
+        if self.prefix is not None:
+            out["prefix"] = self.prefix
+        if self.legacy:
+            out["legacy"] = True
         return out
 
 
@@ -62,7 +104,7 @@ class ToolCall(msgspec.Struct, frozen=True):
 
 
 UserPart = TextPart | ImagePart
-AssistantPart = TextPart | ReasoningPart | ToolCall
+AssistantPart = TextPart | ReasoningPart | ProviderData | ToolCall
 
 
 class UserMessage(msgspec.Struct, frozen=True):
@@ -89,8 +131,8 @@ class UserMessage(msgspec.Struct, frozen=True):
 class AssistantMessage(msgspec.Struct, frozen=True):
     """One model response, in the order its blocks arrived.
 
-    `api` names the wire format that produced it, so provider-specific parts (reasoning
-    signatures) are sent back only to the format that understands them.
+    `api` names the wire format that produced it, so its `ProviderData` parts are sent back
+    only to the format that understands them.
     """
 
     content: tuple[AssistantPart, ...]
@@ -156,6 +198,7 @@ _USER_PARTS: dict[str, type[UserPart]] = {"text": TextPart, "image": ImagePart}
 _ASSISTANT_PARTS: dict[str, type[AssistantPart]] = {
     "text": TextPart,
     "reasoning": ReasoningPart,
+    "provider_data": ProviderData,
     "tool_call": ToolCall,
 }
 
@@ -188,7 +231,8 @@ def _parts(data: Any, kinds: dict[str, type[Any]]) -> tuple[Any, ...]:
 
 
 def message_from_dict(data: Any) -> Message:
-    """The inverse of a message's `to_dict()`.
+    """The inverse of a message's `to_dict()`; the form stored before `ProviderData` is
+    upgraded first (`auger.llm.stored.upgrade`).
 
     Raises `ValueError` (a `msgspec.ValidationError` naming the field) for anything else:
     wrong types, unknown roles or parts, negative token counts.
@@ -197,6 +241,7 @@ def message_from_dict(data: Any) -> Message:
     if role == "user":
         return UserMessage(_parts(data.get("content"), _USER_PARTS))
     if role == "assistant":
+        data = upgrade(data)
         parts = _parts(data.get("content"), _ASSISTANT_PARTS)
         fields = msgspec.convert(data, _AssistantFields)
         usage = fields.usage
