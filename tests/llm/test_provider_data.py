@@ -86,7 +86,7 @@ def test_the_stored_form_is_rebuilt_exactly(talk: Talk) -> None:
     lines = (FIXTURES / f"{talk.name}.jsonl").read_text().splitlines()[1:]
     for line in lines:
         stored = json.loads(line)["message"]
-        upgraded = message_from_dict(stored).to_dict()
+        upgraded = message_from_dict(upgrade(stored)).to_dict()
         assert legacy_form(upgraded) == stored
 
 
@@ -104,7 +104,7 @@ def test_a_fork_of_an_old_session_still_replays_byte_for_byte(talk: Talk, tmp_pa
 
 def _old(content: list[dict[str, Any]], api: str) -> Message:
     stored = {"role": "assistant", "content": content, "provider": "anthropic", "api": api}
-    return message_from_dict(stored | {"model": CLAUDE.name})
+    return message_from_dict(upgrade(stored | {"model": CLAUDE.name}))
 
 
 def test_an_unbound_signature_of_an_older_session_goes_back_whatever_the_prefix() -> None:

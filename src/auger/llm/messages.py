@@ -6,7 +6,6 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
-from auger.llm.stored import upgrade
 from auger.llm.usage import Usage
 
 
@@ -231,8 +230,7 @@ def _parts(data: Any, kinds: dict[str, type[Any]]) -> tuple[Any, ...]:
 
 
 def message_from_dict(data: Any) -> Message:
-    """The inverse of a message's `to_dict()`; the form stored before `ProviderData` is
-    upgraded first (`auger.llm.stored.upgrade`).
+    """The inverse of a message's `to_dict()`.
 
     Raises `ValueError` (a `msgspec.ValidationError` naming the field) for anything else:
     wrong types, unknown roles or parts, negative token counts.
@@ -241,7 +239,6 @@ def message_from_dict(data: Any) -> Message:
     if role == "user":
         return UserMessage(_parts(data.get("content"), _USER_PARTS))
     if role == "assistant":
-        data = upgrade(data)
         parts = _parts(data.get("content"), _ASSISTANT_PARTS)
         fields = msgspec.convert(data, _AssistantFields)
         usage = fields.usage

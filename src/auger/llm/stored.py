@@ -14,15 +14,15 @@ bytes it was taken over (`auger.llm.replay`). Every function here takes and give
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
+from auger.llm.messages import SIGNS_REASONING
+
 _SEALED = '{"sealed":'
-_SIGNS_REASONING = frozenset({"thinking_signature", "encrypted_reasoning", "thought_signature"})
 _CHAT = {"reasoning_details": "reasoning_details", "thought_signatures": "call_signatures"}
-_MESSAGES_APIS = frozenset({"messages", "bedrock", "vertex"})
-_GEMINI_APIS = frozenset({"gemini", "vertex"})
 _PREFIXES = {
     "redacted_thinking": "redacted:",
     "server_block": "block:",
@@ -41,8 +41,8 @@ def _signed(part: Any) -> bool:
 
 
 def upgrade(message: dict[str, Any]) -> dict[str, Any]:
-    """`message` (an assistant message's dict) in today's form: each signed reasoning part
-    becomes its text and a `provider_data` part; a signature no format can read is dropped."""
+    """`message` (a stored message's dict) in today's form: each signed reasoning part becomes
+    its text and `provider_data` parts; a signature no format can read is dropped."""
     content = message.get("content")
     if not isinstance(content, list) or not any(_signed(p) for p in content):
         return message
@@ -54,7 +54,7 @@ def upgrade(message: dict[str, Any]) -> dict[str, Any]:
             continue
         text = part.get("text")
         data = _provider_data(part["signature"], api if isinstance(api, str) else "")
-        if text or any(d["kind"] in _SIGNS_REASONING for d in data):
+        if text or any(d["kind"] in SIGNS_REASONING for d in data):
             parts.append({"type": "reasoning", "text": text})
         parts.extend(data)
     return {**message, "content": parts}
@@ -73,37 +73,60 @@ def _unseal(signature: str) -> tuple[str, str | None]:
 def _provider_data(signature: str, api: str) -> list[dict[str, Any]]:
     raw, prefix = _unseal(signature)
     bound = {} if prefix is None else {"prefix": prefix, "legacy": True}
-    return [
-        {"type": "provider_data", "kind": kind, "data": data, **bound}
-        for kind, data in _read(raw, api)
-    ]
+    read = _READERS.get(api)
+    found = read(raw) if read is not None else []
+    return [{"type": "provider_data", "kind": kind, "data": data, **bound} for kind, data in found]
 
 
-def _read(raw: str, api: str) -> list[tuple[str, dict[str, Any]]]:
-    """The kinds and data a stored signature of format `api` held, as its builder read them."""
-    if api in _GEMINI_APIS:
-        for kind in ("thought_signature", "part_signature"):
-            if raw.startswith(_PREFIXES[kind]):
-                return [(kind, {"signature": raw[len(_PREFIXES[kind]) :]})]
-    if api in _MESSAGES_APIS:
-        if raw.startswith(_PREFIXES["redacted_thinking"]):
-            return [("redacted_thinking", {"data": raw[len(_PREFIXES["redacted_thinking"]) :]})]
-        if raw.startswith(_PREFIXES["server_block"]):
-            block = _object(raw[len(_PREFIXES["server_block"]) :])
-            return [] if block is None else [("server_block", block)]
-        return [("thinking_signature", {"signature": raw})]
-    item = _object(raw) if api in ("responses", "chat-completions") else None
+def _gemini(raw: str) -> list[tuple[str, dict[str, Any]]]:
+    for kind in ("thought_signature", "part_signature"):
+        if raw.startswith(_PREFIXES[kind]):
+            return [(kind, {"signature": raw[len(_PREFIXES[kind]) :]})]
+    return []
+
+
+def _messages(raw: str) -> list[tuple[str, dict[str, Any]]]:
+    for kind in ("redacted_thinking", "server_block"):
+        if raw.startswith(_PREFIXES[kind]):
+            rest = raw[len(_PREFIXES[kind]) :]
+            if kind == "redacted_thinking":
+                return [(kind, {"data": rest})]
+            block = _object(rest)
+            return [] if block is None else [(kind, block)]
+    return [("thinking_signature", {"signature": raw})]
+
+
+def _vertex(raw: str) -> list[tuple[str, dict[str, Any]]]:
+    return _gemini(raw) or _messages(raw)  # Vertex serves both: a Claude signature has no colon
+
+
+def _responses(raw: str) -> list[tuple[str, dict[str, Any]]]:
+    item = _object(raw)
     if item is None:
         return []
-    if api == "chat-completions":
-        extras = item.get("chat") if raw.startswith('{"chat":') else None
-        if not isinstance(extras, dict):
-            return []
-        return [(_CHAT[key], {key: extras[key]}) for key in extras if key in _CHAT]
     if raw.startswith('{"phase":'):
         return [("phase", {"phase": str(item["phase"])})]
     kind = "web_search_call" if item.get("type") == "web_search_call" else "encrypted_reasoning"
     return [(kind, item)]
+
+
+def _chat(raw: str) -> list[tuple[str, dict[str, Any]]]:
+    extras = (_object(raw) or {}).get("chat") if raw.startswith('{"chat":') else None
+    if not isinstance(extras, dict):
+        return []
+    return [(_CHAT[key], {key: extras[key]}) for key in extras if key in _CHAT]
+
+
+_READERS: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
+    "messages": _messages,
+    "bedrock": _messages,
+    "vertex": _vertex,
+    "gemini": _gemini,
+    "responses": _responses,
+    "chat-completions": _chat,
+}
+"""How each format that wrote the old form read its signatures back (the old form is closed:
+a format added since never wrote one)."""
 
 
 def _object(text: str) -> dict[str, Any] | None:
@@ -141,7 +164,7 @@ def legacy_form(message: dict[str, Any]) -> dict[str, Any]:
             signature = _encode({"sealed": signature, "prefix": part["prefix"]}).decode()
         last = parts[-1] if parts else None
         if (
-            kind in _SIGNS_REASONING
+            kind in SIGNS_REASONING
             and last
             and last["type"] == "reasoning"
             and "signature" not in last
