@@ -128,3 +128,16 @@ def test_a_signature_no_format_can_read_is_dropped_and_its_reasoning_kept() -> N
 def test_upgrade_leaves_todays_form_alone() -> None:
     today = {"role": "assistant", "content": [{"type": "reasoning", "text": "a"}], "api": "x"}
     assert upgrade(today) is today
+
+
+def test_a_stored_part_missing_its_data_is_a_skipped_line_not_a_failing_request(
+    tmp_path: Path,
+) -> None:
+    lines = (FIXTURES / "messages.jsonl").read_text().splitlines()
+    broken = {"type": "provider_data", "kind": "thinking_signature", "data": {}}
+    entry = json.loads(lines[-1])
+    entry["message"]["content"].append(broken)
+    (tmp_path / "s.jsonl").write_text("\n".join([*lines[:-1], json.dumps(entry)]) + "\n")
+    with SessionFile.open(tmp_path / "s.jsonl") as session:
+        assert len(session.warnings) == 1
+        assert "thinking_signature provider data without signature" in session.warnings[0]

@@ -97,14 +97,13 @@ def _model_parts(index: int, message: AssistantMessage, replay: Replay) -> list[
             thought = part.text
             continue
         if isinstance(part, ProviderData):
-            if replay.sendable(index, part):
-                sig = str(part.data["signature"])
-                if part.kind == "thought_signature":
-                    parts.append({"text": thought, "thought": True, "thoughtSignature": sig})
-                elif part.kind == "part_signature":
-                    if pending is not None:
-                        parts.append({"text": "", "thoughtSignature": pending})
-                    pending = sig
+            if part.kind == "thought_signature" and replay.sendable(index, part):
+                sig = part.data["signature"]
+                parts.append({"text": thought, "thought": True, "thoughtSignature": sig})
+            elif part.kind == "part_signature" and replay.sendable(index, part):
+                if pending is not None:
+                    parts.append({"text": "", "thoughtSignature": pending})
+                pending = str(part.data["signature"])
             thought = ""
             continue
         thought = ""

@@ -61,6 +61,18 @@ SIGNS_REASONING: frozenset[ProviderDataKind] = frozenset(
 """The kinds that take back the reasoning part just before them."""
 
 
+_DATA_KEYS: dict[str, tuple[str, ...]] = {
+    "thinking_signature": ("signature",),
+    "redacted_thinking": ("data",),
+    "encrypted_reasoning": ("encrypted_content",),
+    "phase": ("phase",),
+    "thought_signature": ("signature",),
+    "part_signature": ("signature",),
+    "reasoning_details": ("reasoning_details",),
+    "call_signatures": ("thought_signatures",),
+}
+
+
 class ProviderData(msgspec.Struct, frozen=True):
     """Opaque data a provider sent that must go back to it as it came, in the place it came.
 
@@ -74,6 +86,11 @@ class ProviderData(msgspec.Struct, frozen=True):
     data: dict[str, Any]
     prefix: str | None = None
     legacy: bool = False
+
+    def __post_init__(self) -> None:
+        missing = [key for key in _DATA_KEYS.get(self.kind, ()) if key not in self.data]
+        if missing:
+            raise ValueError(f"{self.kind} provider data without {', '.join(missing)}")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
