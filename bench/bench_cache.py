@@ -36,6 +36,7 @@ from auger.llm.catalog import lookup  # noqa: E402
 from auger.llm.messages import (  # noqa: E402
     AssistantMessage,
     Message,
+    ProviderData,
     ReasoningPart,
     TextPart,
     ToolCall,
@@ -107,17 +108,16 @@ class Session:
         self.rng = random.Random(24)
         self.calls = 0
 
-    def _reasoning(self, n: int) -> ReasoningPart:
-        text = _words(self.rng, self.rng.randrange(40, 200))
+    def _reasoning(self, n: int) -> list[ReasoningPart | ProviderData]:
+        text = ReasoningPart(_words(self.rng, self.rng.randrange(40, 200)))
         if self.model.api == "responses":
-            signature = json.dumps({"id": f"rs_{n}", "encrypted_content": "gAAAA" + "x" * 600})
-        else:
-            signature = "sig" + "x" * 400
-        return ReasoningPart(text, signature)
+            kept = {"id": f"rs_{n}", "encrypted_content": "gAAAA" + "x" * 600}
+            return [text, ProviderData("encrypted_reasoning", kept)]
+        return [text, ProviderData("thinking_signature", {"signature": "sig" + "x" * 400})]
 
     def answer(self, n: int, calls: int) -> tuple[AssistantMessage, list[ToolResultMessage]]:
         """The response to request `n`: `calls` tool calls with their results, or a text."""
-        parts: list[Any] = [self._reasoning(n)]
+        parts: list[Any] = self._reasoning(n)
         results = []
         if calls == 0:
             parts.append(TextPart(_words(self.rng, 120)))

@@ -27,6 +27,7 @@ from report import table
 from auger.llm.messages import (
     AssistantMessage,
     Message,
+    ProviderData,
     ReasoningPart,
     TextPart,
     ToolCall,
@@ -77,7 +78,8 @@ def turn(rng: random.Random, text: Text, number: int) -> list[Message]:
             )
             for i in range(rng.randint(1, 2))
         )
-        parts = (ReasoningPart(text(100, 800), "sig" * 20), TextPart(text(50, 300)), *calls)
+        signed = ProviderData("thinking_signature", {"signature": "sig" * 20})
+        parts = (ReasoningPart(text(100, 800)), signed, TextPart(text(50, 300)), *calls)
         messages.append(AssistantMessage(parts, usage, "tool_use", "anthropic", "claude", "m"))
         messages += [
             ToolResultMessage(call.call_id, call.name, (TextPart(text(800, 4200)),))

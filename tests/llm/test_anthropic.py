@@ -16,6 +16,7 @@ from auger.llm.errors import ProviderError
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
+    ProviderData,
     ReasoningPart,
     TextPart,
     ToolCall,
@@ -33,7 +34,7 @@ from auger.llm.records import (
     ToolCallDelta,
     ToolCallDone,
 )
-from auger.llm.replay import unseal
+from auger.llm.replay import ProviderDataDone
 from auger.llm.usage import Usage
 from support.server import sse
 
@@ -133,11 +134,12 @@ async def test_recorded_thinking(recorded, wire):
     assert isinstance(thinking, ReasoningDone)
     assert thinking.content.startswith("This is a straightforward arithmetic question.")
     assert thinking.content.endswith("Or more directly: 2 + 2 = 4\n\nThe answer is 4.")
-    assert thinking.signature is not None
-    signature, prefix = unseal(thinking.signature)  # bound to the request it answered
+    kept = records[at + 1]
+    assert isinstance(kept, ProviderDataDone) and kept.part.kind == "thinking_signature"
+    signature = kept.part.data["signature"]
     assert signature.startswith("EowDCkYICxgCKkCkXtcvt91du")
     assert signature.endswith("KDg0o5wGAE=")
-    assert prefix is not None
+    assert kept.part.prefix is not None  # bound to the request it answered
     assert records[-3:] == [
         TextDone(
             "# 2 + 2\n\n**Step by step:**\n\n1. Start with the first number: **2**\n"
@@ -297,7 +299,8 @@ def test_tool_results_merge_into_one_user_turn_and_keep_errors_and_images():
 
 
 def test_thinking_goes_back_only_to_the_messages_api_with_a_signature():
-    parts = (ReasoningPart("hmm", "sig"), ReasoningPart("unsigned"), TextPart("4"))
+    signed = ProviderData("thinking_signature", {"signature": "sig"})
+    parts = (ReasoningPart("hmm"), signed, ReasoningPart("unsigned"), TextPart("4"))
     ours = request_body(Request(MODEL, "", (AssistantMessage(parts, api="messages"),)))
     theirs = request_body(Request(MODEL, "", (AssistantMessage(parts, api="responses"),)))
     assert ours["messages"][0]["content"] == [
@@ -423,8 +426,10 @@ async def test_unsigned_thinking_is_not_sealed(wire, check):
     )
     records = await wire.run(wire.provider(AnthropicProvider), HELLO, body)
     check(records)
-    assert [r.content for r in records if isinstance(r, ReasoningDone)] == ["", "", "hm"]
-    assert records[-4:-2] == [ReasoningDelta("hm"), ReasoningDone("hm", None)]
+    kept = [r.part.kind for r in records if isinstance(r, ProviderDataDone)]
+    assert kept == ["redacted_thinking", "server_block"]  # and no signature for the thinking
+    assert [r.content for r in records if isinstance(r, ReasoningDone)] == ["hm"]
+    assert records[-4:-2] == [ReasoningDelta("hm"), ReasoningDone("hm")]
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ from auger.llm.anthropic_body import request_body as anthropic_body
 from auger.llm.catalog import lookup
 from auger.llm.messages import (
     AssistantMessage,
+    ProviderData,
     ReasoningPart,
     ToolCall,
     ToolResultMessage,
@@ -32,6 +33,7 @@ from auger.llm.openai_chat_body import request_body as chat_body
 from auger.llm.openai_responses import request_body as responses_body
 from auger.llm.provider import Model, Request, ToolSpec
 from auger.llm.records import ReasoningDelta, ReasoningDone, TokenUsageDone
+from auger.llm.replay import ProviderDataDone
 from auger.llm.usage import Pricing, Usage
 from auger.llm.wire import CacheSettings
 from support.cache_sim import AnthropicCache, Block, OpenAICache, chat_blocks, messages_blocks
@@ -104,7 +106,11 @@ async def test_openrouters_reported_cost_is_the_requests_cost() -> None:
 
 
 def _loop(model: Model) -> Request:
-    parts = (ReasoningPart("Read it.", "sig-1"), ToolCall("toolu_1", "read", '{"path": "a"}'))
+    parts = (
+        ReasoningPart("Read it."),
+        ProviderData("thinking_signature", {"signature": "sig-1"}),
+        ToolCall("toolu_1", "read", '{"path": "a"}'),
+    )
     messages = (
         UserMessage.of("read a"),
         AssistantMessage(parts, provider=model.provider, model=model.name, api=model.api),
@@ -169,8 +175,10 @@ async def test_thinking_text_sent_whole_in_the_block_start_is_kept() -> None:
         server.queue(Reply(body=reply))
         records = await stream(server, "messages", Request(SONNET, "", (UserMessage.of("hi"),)))
     assert ReasoningDelta("All at once.") in records
-    done = next(r for r in records if isinstance(r, ReasoningDone))
-    assert done.content == "All at once." and done.signature
+    at = next(i for i, r in enumerate(records) if isinstance(r, ReasoningDone))
+    done, kept = records[at : at + 2]
+    assert done == ReasoningDone("All at once.")
+    assert isinstance(kept, ProviderDataDone) and kept.part.data == {"signature": "sig-1"}
 
 
 # --- the documented rules, simulated -----------------------------------------------------

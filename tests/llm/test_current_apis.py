@@ -21,6 +21,7 @@ from auger.llm.messages import (
 )
 from auger.llm.provider import Model, Request
 from auger.llm.records import ReasoningDone, Record, TextDone, TokenUsageDone, ToolCallDone
+from auger.llm.replay import ProviderDataDone, Sealer
 from support.server import FakeServer, Reply, sse
 from support.wire import stream
 
@@ -40,7 +41,9 @@ def _reply(parts: list[Record], model: Model) -> AssistantMessage:
         if isinstance(r, TextDone):
             content.append(TextPart(r.content))
         elif isinstance(r, ReasoningDone):
-            content.append(ReasoningPart(r.content, r.signature))
+            content.append(ReasoningPart(r.content))
+        elif isinstance(r, ProviderDataDone):
+            content.append(r.part)
         elif isinstance(r, ToolCallDone):
             content.append(ToolCall(r.call_id, r.name, r.arguments))
     return AssistantMessage(
@@ -221,13 +224,11 @@ async def test_tool_input_sent_whole_in_content_block_start_is_kept() -> None:
 
 
 def test_thinking_bound_to_another_prefix_is_dropped_and_thinking_paused() -> None:
-    thought = ReasoningPart("Let me check.", None)
+    thought = ReasoningPart("Let me check.")
     first = Request(CLAUDE, "You are terse.", (ASK,))
-    from auger.llm.replay import Sealer
-
-    signed = ReasoningPart(thought.text, Sealer(first)("EqQBCgIYAhIM1gbcDa9GJwZA"))
+    signed = Sealer(first)("thinking_signature", {"signature": "EqQBCgIYAhIM1gbcDa9GJwZA"})
     reply = AssistantMessage(
-        (signed, ToolCall("toolu_1", "ls", "{}")),
+        (thought, signed.part, ToolCall("toolu_1", "ls", "{}")),
         provider="test",
         model=CLAUDE.name,
         api="messages",

@@ -35,6 +35,7 @@ from auger.llm.records import (
     TokenUsageDone,
     ToolCallDone,
 )
+from auger.llm.replay import ProviderDataDone
 from auger.llm.usage import Usage
 from support.cli import Project, json_lines
 from support.gemini import PATH, GeminiServer, GeminiStep
@@ -53,7 +54,9 @@ def _reply(records: list[Record]) -> AssistantMessage:
         if isinstance(r, TextDone):
             content.append(TextPart(r.content))
         elif isinstance(r, ReasoningDone):
-            content.append(ReasoningPart(r.content, r.signature))
+            content.append(ReasoningPart(r.content))
+        elif isinstance(r, ProviderDataDone):
+            content.append(r.part)
         elif isinstance(r, ToolCallDone):
             content.append(ToolCall(r.call_id, r.name, r.arguments))
     return AssistantMessage(tuple(content), provider="test", model=FLASH.name, api="gemini")

@@ -268,7 +268,7 @@ def test_body():
             UserMessage.of("list files"),
             AssistantMessage(
                 (
-                    ReasoningPart("thinking", "sig"),
+                    ReasoningPart("thinking"),
                     TextPart("Sure."),
                     ToolCall("c1", "ls", '{"path": "."}'),
                     ToolCall("c2", "shot", "{}"),

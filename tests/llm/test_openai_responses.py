@@ -14,6 +14,7 @@ from auger.llm.errors import ProviderError
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
+    ProviderData,
     ReasoningPart,
     TextPart,
     ToolCall,
@@ -32,7 +33,7 @@ from auger.llm.records import (
     ToolCallDelta,
     ToolCallDone,
 )
-from auger.llm.replay import unseal
+from auger.llm.replay import ProviderDataDone
 from auger.llm.usage import Usage
 from support.server import sse
 
@@ -115,7 +116,8 @@ async def test_recorded_reasoning_summary_in_two_parts(recorded, wire):
     assert first.startswith("**Answering basic math**\n\nThe question is simple")
     assert first.endswith("Keeping it concise is key!")
     assert second.endswith("ensuring the user knows it's right!")
-    assert done.signature is None  # the recording did not ask for encrypted reasoning
+    # the recording did not ask for encrypted reasoning: nothing to keep
+    assert not [r for r in records if isinstance(r, ProviderDataDone)]
     assert records[-3:] == [
         TextDone("4\n\nIn base-10 arithmetic, 2 + 2 = 4."),
         priced(13, 343),
@@ -217,7 +219,8 @@ def test_body_details():
             UserMessage((TextPart("see"), ImagePart("image/png", "AAAA"))),
             AssistantMessage(
                 (
-                    ReasoningPart("thought", '{"id": "rs_1", "encrypted_content": "ENC"}'),
+                    ReasoningPart("thought"),
+                    ProviderData("encrypted_reasoning", {"id": "rs_1", "encrypted_content": "ENC"}),
                     ReasoningPart("unsigned"),
                     TextPart("Reading."),
                     ToolCall("call_1", "read", '{"path": "a"}'),
@@ -282,7 +285,12 @@ def test_body_details():
 
 def test_reasoning_from_another_api_is_not_sent():
     message = AssistantMessage(
-        (ReasoningPart("hm", "anthropic-sig"), TextPart("4")), api="messages"
+        (
+            ReasoningPart("hm"),
+            ProviderData("thinking_signature", {"signature": "anthropic-sig"}),
+            TextPart("4"),
+        ),
+        api="messages",
     )
     body = request_body(Request(MODEL, "", (message,)))
     assert [item["type"] for item in body["input"]] == ["message"]
@@ -357,7 +365,8 @@ async def test_reasoning_text_then_two_interleaved_tool_calls(wire, check):
     check(records)
     assert records == [
         ReasoningDelta("Plan."),
-        ReasoningDone("Plan.", records[1].signature),
+        ReasoningDone("Plan."),
+        records[2],
         TextDelta("Checking "),
         TextDelta("both."),
         TextDone("Checking both."),
@@ -370,9 +379,12 @@ async def test_reasoning_text_then_two_interleaved_tool_calls(wire, check):
         priced(1200, 80, cached=1000),
         FinishReasonDone("tool_calls", "completed"),
     ]
-    assert unseal(records[1].signature or "")[0] == '{"id": "rs_1", "encrypted_content": "gAAAA"}'
+    kept = records[2]
+    assert isinstance(kept, ProviderDataDone) and kept.part.kind == "encrypted_reasoning"
+    assert kept.part.data == {"id": "rs_1", "encrypted_content": "gAAAA"}
+    assert kept.part.prefix is not None
     reply = AssistantMessage(
-        (ReasoningPart("Plan.", records[1].signature),),
+        (ReasoningPart("Plan."), kept.part),
         provider=MODEL.provider,
         model=MODEL.name,
         api="responses",

@@ -7,7 +7,7 @@ import re
 import msgspec
 import pytest
 
-from auger.llm.messages import AssistantMessage, ReasoningPart, TextPart, ToolCall
+from auger.llm.messages import AssistantMessage, ProviderData, ReasoningPart, TextPart, ToolCall
 from auger.llm.usage import Usage
 from auger.session.entries import (
     BranchSummaryEntry,
@@ -31,7 +31,12 @@ from .conftest import result, user
 TREE = {"id": "a1b2c3d4", "parent_id": "00ff00ff", "timestamp": "2025-01-31T09:30:00.125Z"}
 
 ASSISTANT = AssistantMessage(
-    (ReasoningPart("think", "sig"), TextPart("hi"), ToolCall("c1", "read", '{"path": "x"}')),
+    (
+        ReasoningPart("think"),
+        ProviderData("thinking_signature", {"signature": "sig"}, "0f3a", legacy=True),
+        TextPart("hi"),
+        ToolCall("c1", "read", '{"path": "x"}'),
+    ),
     Usage(1200, 30, cache_read_tokens=1000, cost=0.0123),
     "tool_use",
     "anthropic",

@@ -31,6 +31,7 @@ from auger.llm.records import (
     TokenUsageDone,
     ToolCallDone,
 )
+from auger.llm.replay import ProviderDataDone
 from auger.llm.usage import Usage
 
 
@@ -79,13 +80,15 @@ class MessageBuilder:
             self.parts.append(TextPart(record.content))
             self.partial.clear()
         elif isinstance(record, ReasoningDone):
-            self.parts.append(ReasoningPart(record.content, record.signature))
+            self.parts.append(ReasoningPart(record.content))
         elif isinstance(record, ToolCallDone):
             self.parts.append(ToolCall(record.call_id, record.name, record.arguments))
         elif isinstance(record, TokenUsageDone):
             self.usage = record.usage
         elif isinstance(record, FinishReasonDone):
             self.finish = record.finish_reason
+        elif isinstance(record, ProviderDataDone):
+            self.parts.append(record.part)
 
     def message(self, state: AgentState, *, cancelled: bool = False) -> AssistantMessage:
         """The message so far; a cancelled one keeps its text but drops unfinished calls."""

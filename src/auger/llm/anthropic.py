@@ -12,9 +12,7 @@ import msgspec
 from auger.llm import server_tools
 from auger.llm.anthropic_body import (
     API,
-    BLOCK,
     INTERLEAVED,
-    REDACTED,
     THINKING_BUDGETS,
     messages_body,
     request_body,
@@ -118,15 +116,13 @@ def _close(
             out.append(call.delta(json.dumps(block["input"])))
         return [*out, call.done()]
     if kind == "thinking":
-        return [ReasoningDone("".join(parts), seal(signature) if signature else None)]
+        done = ReasoningDone("".join(parts))
+        return [done, seal("thinking_signature", {"signature": signature})] if signature else [done]
     if kind == "redacted_thinking":
-        return [ReasoningDone("", seal(REDACTED + str(block.get("data", ""))))]
+        return [seal("redacted_thinking", {"data": str(block.get("data", ""))})]
     if kind is not None:  # server tools and their results: kept so history stays whole
         raw = _raw(kind, block, parts, signature)
-        return [
-            *server_tools.anthropic_block(raw),
-            ReasoningDone("", seal(BLOCK + json.dumps(raw))),
-        ]
+        return [*server_tools.anthropic_block(raw), seal("server_block", raw)]
     return []
 
 

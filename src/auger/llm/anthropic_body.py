@@ -7,7 +7,6 @@ https://platform.claude.com/docs/en/build-with-claude/prompt-caching (see `_mark
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Literal
 
@@ -16,6 +15,7 @@ from auger.llm.formats import ApiName
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
+    ProviderData,
     ReasoningPart,
     TextPart,
     ToolCall,
@@ -31,8 +31,6 @@ THINKING_BUDGETS = {"low": 4096, "medium": 10_000, "high": 32_000}
 _MIN_BUDGET = 1024  # the API's smallest thinking budget
 # `output_config.effort` values; `xhigh` and `max` exist on current models only
 _EFFORTS = ("low", "medium", "high", "xhigh", "max")
-REDACTED = "redacted:"  # marks a kept `redacted_thinking` block's data
-BLOCK = "block:"  # marks a kept server-tool block (`server_tool_use`, `*_tool_result`)
 # budget-thinking models think between tool calls only with this beta (adaptive ones always do)
 INTERLEAVED = "interleaved-thinking-2025-05-14"
 _VERSION = re.compile(r"claude-(?:[a-z]+-)?(\d+)(?:-(\d{1,2}))?(?:-|$)")
@@ -77,20 +75,26 @@ def _tool_result(message: ToolResultMessage, ids: CallIds) -> dict[str, Any]:
     return block
 
 
-def _signed_block(part: ReasoningPart, signature: str) -> dict[str, Any]:
-    if signature.startswith(REDACTED):
-        return {"type": "redacted_thinking", "data": signature[len(REDACTED) :]}
-    if signature.startswith(BLOCK):
-        block: dict[str, Any] = json.loads(signature[len(BLOCK) :])
-        return block
-    return {"type": "thinking", "thinking": part.text, "signature": signature}
+def _kept_block(part: ProviderData, thought: str) -> dict[str, Any] | None:
+    """The block `part` keeps; `thought` is the text of the reasoning just before it."""
+    if part.kind == "thinking_signature":
+        return {"type": "thinking", "thinking": thought, "signature": part.data["signature"]}
+    if part.kind == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": part.data["data"]}
+    if part.kind == "server_block":
+        return dict(part.data)
+    return None
 
 
 def _assistant_blocks(
     index: int, message: AssistantMessage, replay: Replay, ids: CallIds
 ) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
+    thought = ""  # the reasoning a signature after it signs
     for part in message.content:
+        if isinstance(part, ReasoningPart):
+            thought = part.text
+            continue
         if isinstance(part, TextPart):
             if part.text:  # the API rejects empty text blocks
                 blocks.append({"type": "text", "text": part.text})
@@ -103,8 +107,9 @@ def _assistant_blocks(
                     "input": tool_input(part.arguments),
                 }
             )
-        elif signature := replay.signature(index, part):
-            blocks.append(_signed_block(part, signature))
+        elif replay.sendable(index, part) and (block := _kept_block(part, thought)):
+            blocks.append(block)
+        thought = ""
     return blocks
 
 

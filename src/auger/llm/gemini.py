@@ -3,8 +3,9 @@ state machine over its streamed `GenerateContentResponse` chunks.
 
 Thought signatures (https://ai.google.dev/gemini-api/docs/thought-signatures) ride on the part
 they were issued with — a `functionCall` (the first of parallel calls), a text part, or a
-thought. Each is kept as a reasoning part just before the part it belongs to (`_NEXT`), or as
-the thought itself (`_THOUGHT`), sealed to its request prefix, and put back on that very part.
+thought. Each is kept as a `ProviderData` part sealed to its request prefix: a
+`part_signature` just before the part it belongs to, or a `thought_signature` just after the
+thought (a reasoning part) — and put back on that very part.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from auger.llm.formats import ApiName
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
+    ProviderData,
+    ProviderDataKind,
     ReasoningPart,
     TextPart,
     ToolResultMessage,
@@ -44,8 +47,6 @@ from auger.llm.wire import HttpProvider, decode, incomplete, malformed, stream_e
 
 API: ApiName = "gemini"
 THINKING_BUDGETS = {"low": 4096, "medium": 10_000, "high": 32_000}  # Gemini 2.5's budgets
-_THOUGHT = "thought:"  # a signature issued on a thought part, with the thought's text
-_NEXT = "next:"  # a signature issued on the part that follows it in the message
 # Google's sentinel for a first call without its signature (another model's, or dropped with a
 # prefix that changed): Gemini 3 skips its check instead of refusing the request.
 _UNSIGNED = "skip_thought_signature_validator"
@@ -89,18 +90,23 @@ def _function_response(message: ToolResultMessage) -> list[dict[str, Any]]:
 def _model_parts(index: int, message: AssistantMessage, replay: Replay) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     pending: str | None = None  # a signature waiting for the part it was issued with
+    thought = ""  # the reasoning a thought signature after it signs
     ours = replay.same_origin(message)
     for part in message.content:
         if isinstance(part, ReasoningPart):
-            signature = replay.signature(index, part)
-            if signature and signature.startswith(_THOUGHT):
-                sig = signature[len(_THOUGHT) :]
-                parts.append({"text": part.text, "thought": True, "thoughtSignature": sig})
-            elif signature and signature.startswith(_NEXT):
+            thought = part.text
+            continue
+        if isinstance(part, ProviderData):
+            if part.kind == "thought_signature" and replay.sendable(index, part):
+                sig = part.data["signature"]
+                parts.append({"text": thought, "thought": True, "thoughtSignature": sig})
+            elif part.kind == "part_signature" and replay.sendable(index, part):
                 if pending is not None:
                     parts.append({"text": "", "thoughtSignature": pending})
-                pending = signature[len(_NEXT) :]
+                pending = str(part.data["signature"])
+            thought = ""
             continue
+        thought = ""
         if isinstance(part, TextPart):
             out: dict[str, Any] = {"text": part.text}
         else:
@@ -188,10 +194,14 @@ class _Blocks:
         text, kind, signature = "".join(self.parts), self.kind, self.signature
         self.kind, self.parts, self.signature = None, [], None
         if kind == "thought":
-            sealed = self.seal(_THOUGHT + signature) if signature else None
-            return [ReasoningDone(text, sealed)]
-        out: list[Record] = [ReasoningDone("", self.seal(_NEXT + signature))] if signature else []
+            done = ReasoningDone(text)
+            return [done, self.signed("thought_signature", signature)] if signature else [done]
+        out: list[Record] = [self.signed("part_signature", signature)] if signature else []
         return [*out, TextDone(text)] if kind == "text" else out
+
+    def signed(self, kind: ProviderDataKind, signature: str) -> Record:
+        """The record of a thought signature, sealed to the request prefix."""
+        return self.seal(kind, {"signature": signature})
 
     def piece(self, kind: str, text: str, signature: str | None) -> list[Record]:
         out = self.close() if kind != self.kind or (signature and self.signature) else []
@@ -242,7 +252,7 @@ class GeminiProvider(HttpProvider):
                             for record in blocks.close():
                                 yield record
                             if signature:
-                                yield ReasoningDone("", blocks.seal(_NEXT + string(signature)))
+                                yield blocks.signed("part_signature", string(signature))
                             call = part["functionCall"]
                             calls += 1
                             call_id = string(call.get("id") or _OWN_ID + secrets.token_hex(8))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
@@ -31,16 +31,74 @@ class ImagePart(msgspec.Struct, frozen=True):
 
 
 class ReasoningPart(msgspec.Struct, frozen=True):
-    """Reasoning the model showed; `signature` is opaque provider data needed to send it back."""
+    """Reasoning the model showed, as text; what a provider needs to take it back (a signature,
+    encrypted content) is a `ProviderData` part right after it."""
 
     text: str
-    signature: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        out: dict[str, Any] = {"type": "reasoning", "text": self.text}
-        if self.signature is not None:
-            out["signature"] = self.signature
+        return {"type": "reasoning", "text": self.text}
+
+
+ProviderDataKind = Literal[
+    "thinking_signature",  # Messages: {"signature"} of the thinking just before it
+    "redacted_thinking",  # Messages: {"data"} of a `redacted_thinking` block
+    "server_block",  # Messages: a server tool block (`server_tool_use`, `*_tool_result`), whole
+    "encrypted_reasoning",  # Responses: {"id", "encrypted_content"} of the reasoning before it
+    "web_search_call",  # Responses: a `web_search_call` item, as it goes back
+    "phase",  # Responses: {"phase"} of the message items after it
+    "thought_signature",  # Gemini: {"signature"} of the thought just before it
+    "part_signature",  # Gemini: {"signature"} of the part just after it
+    "reasoning_details",  # Chat Completions (OpenRouter): {"reasoning_details": [...]}
+    "call_signatures",  # Chat Completions (Gemini): {"thought_signatures": {call_id: signature}}
+]
+"""What a `ProviderData` part holds; each wire format reads only its own kinds."""
+
+SIGNS_REASONING: frozenset[ProviderDataKind] = frozenset(
+    {"thinking_signature", "encrypted_reasoning", "thought_signature"}
+)
+"""The kinds that take back the reasoning part just before them."""
+
+
+_DATA_KEYS: dict[str, tuple[str, ...]] = {
+    "thinking_signature": ("signature",),
+    "redacted_thinking": ("data",),
+    "encrypted_reasoning": ("encrypted_content",),
+    "phase": ("phase",),
+    "thought_signature": ("signature",),
+    "part_signature": ("signature",),
+    "reasoning_details": ("reasoning_details",),
+    "call_signatures": ("thought_signatures",),
+}
+
+
+class ProviderData(msgspec.Struct, frozen=True):
+    """Opaque data a provider sent that must go back to it as it came, in the place it came.
+
+    It goes back only to its message's wire format; while `prefix` is set, only to the same
+    provider and model, and only after the same request prefix (system prompt, tools, earlier
+    messages) it was written after (`auger.llm.replay`). `legacy`: the prefix was taken over
+    the stored form of sessions written before this part existed (`auger.llm.stored`).
+    """
+
+    kind: ProviderDataKind
+    data: dict[str, Any]
+    prefix: str | None = None
+    legacy: bool = False
+
+    def __post_init__(self) -> None:
+        missing = [key for key in _DATA_KEYS.get(self.kind, ()) if key not in self.data]
+        if missing:
+            raise ValueError(f"{self.kind} provider data without {', '.join(missing)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        out: dict[str, Any] = {"type": "provider_data", "kind": self.kind, "data": self.data}
+        if self.prefix is not None:
+            out["prefix"] = self.prefix
+        if self.legacy:
+            out["legacy"] = True
         return out
 
 
@@ -62,7 +120,7 @@ class ToolCall(msgspec.Struct, frozen=True):
 
 
 UserPart = TextPart | ImagePart
-AssistantPart = TextPart | ReasoningPart | ToolCall
+AssistantPart = TextPart | ReasoningPart | ProviderData | ToolCall
 
 
 class UserMessage(msgspec.Struct, frozen=True):
@@ -89,8 +147,8 @@ class UserMessage(msgspec.Struct, frozen=True):
 class AssistantMessage(msgspec.Struct, frozen=True):
     """One model response, in the order its blocks arrived.
 
-    `api` names the wire format that produced it, so provider-specific parts (reasoning
-    signatures) are sent back only to the format that understands them.
+    `api` names the wire format that produced it, so its `ProviderData` parts are sent back
+    only to the format that understands them.
     """
 
     content: tuple[AssistantPart, ...]
@@ -159,6 +217,7 @@ _USER_PARTS: dict[str, type[UserPart]] = {"text": TextPart, "image": ImagePart}
 _ASSISTANT_PARTS: dict[str, type[AssistantPart]] = {
     "text": TextPart,
     "reasoning": ReasoningPart,
+    "provider_data": ProviderData,
     "tool_call": ToolCall,
 }
 

@@ -4,8 +4,7 @@ A pure request builder (`auger.llm.openai_chat_body`) and one state machine (`_C
 servers add beyond OpenAI's shape is read and, where the server needs it, sent back: DeepSeek's
 and llama.cpp's `reasoning_content`, OpenRouter's `reasoning_details`, Gemini's thought
 signatures (`extra_content.google.thought_signature` on a tool call). Those are kept in the
-message as a reasoning part whose signature is a JSON object, sent back to the same provider
-only.
+message as `ProviderData` parts, sent back to the same provider only.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from auger.llm.messages import ProviderData
 from auger.llm.openai_chat_body import API, Compat, chat_messages, request_body
 from auger.llm.provider import Exchange, Request
 from auger.llm.records import (
@@ -29,6 +29,7 @@ from auger.llm.records import (
     TextDone,
     TokenUsageDone,
 )
+from auger.llm.replay import ProviderDataDone
 from auger.llm.textstream import recover, watch
 from auger.llm.usage import Usage, tokens
 from auger.llm.wire import (
@@ -207,14 +208,13 @@ class _Chunks:
     def end_calls(self, out: list[Record]) -> None:
         """Finish the open block, the kept server data and every pending call."""
         self.close(out)
-        extras: dict[str, Any] = {}
         if self.details:
-            extras["reasoning_details"] = self.details
+            kept = ProviderData("reasoning_details", {"reasoning_details": self.details})
+            out.append(ProviderDataDone(kept))
         if self.signatures:
-            extras["thought_signatures"] = self.signatures
-        if extras:
-            out.append(ReasoningDone("", msgspec.json.encode({"chat": extras}).decode()))
-            self.details, self.signatures = [], {}
+            kept = ProviderData("call_signatures", {"thought_signatures": self.signatures})
+            out.append(ProviderDataDone(kept))
+        self.details, self.signatures = [], {}
         out.extend(call.done() for call in self.pending)
         self.pending = []
 

@@ -1,13 +1,12 @@
 """The OpenAI Chat Completions request builder: pure functions from a `Request` to the body.
 
-What servers need beyond OpenAI's shape goes back to them from the reasoning parts kept in a
+What servers need beyond OpenAI's shape goes back to them from the provider data kept in a
 message (`_extras`): OpenRouter's `reasoning_details`, Gemini's thought signatures; DeepSeek's
 `reasoning_content` on every assistant message; OpenRouter's cache breakpoints.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Literal
 
@@ -15,6 +14,7 @@ from auger.llm.formats import ApiName
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
+    ProviderData,
     ReasoningPart,
     ToolResultMessage,
     UserMessage,
@@ -25,7 +25,6 @@ from auger.llm.sendable import CallIds, IdStyle, data_url, tool_arguments
 from auger.llm.wire import BearerCompat, CacheSettings
 
 API: ApiName = "chat-completions"
-EXTRAS = '{"chat":'  # how a signature of this format begins
 # DeepSeek's thinking mode refuses a history whose tool-call turns lack `reasoning_content`
 # (https://api-docs.deepseek.com/guides/thinking_mode), however the model is reached
 _DEEPSEEK = re.compile(r"(^|/)deepseek", re.IGNORECASE)
@@ -57,16 +56,15 @@ def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
     return message.text
 
 
+_EXTRAS = frozenset({"reasoning_details", "call_signatures"})
+
+
 def _extras(message: AssistantMessage) -> dict[str, Any]:
     """The server data kept on `message`: `reasoning_details`, `thought_signatures`."""
     out: dict[str, Any] = {}
     for part in message.content:
-        signature = part.signature if isinstance(part, ReasoningPart) else None
-        if signature and signature.startswith(EXTRAS):
-            try:
-                out |= json.loads(signature)["chat"]
-            except (ValueError, KeyError, TypeError):
-                continue
+        if isinstance(part, ProviderData) and part.kind in _EXTRAS:
+            out |= part.data
     return out
 
 

@@ -14,6 +14,7 @@ from auger.llm.formats import ApiName
 from auger.llm.messages import (
     AssistantMessage,
     ImagePart,
+    ProviderData,
     ReasoningPart,
     TextPart,
     ToolCall,
@@ -31,7 +32,7 @@ from auger.llm.records import (
     TokenUsageDone,
     ToolCallDelta,
 )
-from auger.llm.replay import Replay, Sealer
+from auger.llm.replay import ProviderDataDone, Replay, Sealer
 from auger.llm.sendable import data_url, tool_arguments
 from auger.llm.usage import Usage, tokens
 from auger.llm.wire import (
@@ -49,14 +50,6 @@ from auger.llm.wire import (
 
 API: ApiName = "responses"
 _INCOMPLETE_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
-# An assistant message's `phase` ("commentary" or "final_answer") must go back as it came
-# (https://platform.openai.com/docs/api-reference/responses/object): it is kept as a reasoning
-# part with this signature, ahead of the message's text.
-_PHASE = '{"phase":'
-
-
-def _phase_mark(phase: str) -> str:
-    return json.dumps({"phase": phase})
 
 
 def _input_part(part: UserPart) -> dict[str, Any]:
@@ -71,24 +64,23 @@ def _tool_output(message: ToolResultMessage) -> str | list[dict[str, Any]]:
     return message.text
 
 
-def _signature(item: dict[str, Any], seal: Sealer) -> str:
-    # what it takes to send a reasoning item back when nothing is stored server-side
-    return seal(json.dumps({"id": item.get("id"), "encrypted_content": item["encrypted_content"]}))
-
-
-def _reasoning_item(part: ReasoningPart, signature: str) -> dict[str, Any]:
-    item: dict[str, Any] = json.loads(signature)
-    if item.get("type") == "web_search_call":  # a server-side search, kept as it came
-        return item
+def _reasoning_item(part: ProviderData, summary: str) -> dict[str, Any]:
+    item = dict(part.data)
     item["type"] = "reasoning"
-    item["summary"] = [{"type": "summary_text", "text": part.text}] if part.text else []
+    item["summary"] = [{"type": "summary_text", "text": summary}] if summary else []
     return item
 
 
 def _assistant_items(index: int, message: AssistantMessage, replay: Replay) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
-    phase: str | None = None  # of the text that follows
+    # An assistant message's `phase` ("commentary" or "final_answer") must go back as it came
+    # (https://platform.openai.com/docs/api-reference/responses/object): kept before its text
+    phase: str | None = None
+    summary = ""  # the reasoning text encrypted reasoning after it takes back
     for part in message.content:
+        if isinstance(part, ReasoningPart):
+            summary = part.text
+            continue
         if isinstance(part, TextPart):
             if part.text:
                 item: dict[str, Any] = {
@@ -108,11 +100,14 @@ def _assistant_items(index: int, message: AssistantMessage, replay: Replay) -> l
                     "arguments": tool_arguments(part.arguments),
                 }
             )
-        elif signature := replay.signature(index, part):
-            if signature.startswith(_PHASE):
-                phase = str(json.loads(signature)["phase"])
-            else:
-                items.append(_reasoning_item(part, signature))
+        elif replay.sendable(index, part):
+            if part.kind == "phase":
+                phase = str(part.data["phase"])
+            elif part.kind == "encrypted_reasoning":
+                items.append(_reasoning_item(part, summary))
+            elif part.kind == "web_search_call":  # a server-side search, kept as it came
+                items.append(dict(part.data))
+        summary = ""
     return items
 
 
@@ -297,20 +292,22 @@ class OpenAIResponsesProvider(HttpProvider):
                     elif item["type"] == "reasoning":
                         reasoning = []
                     elif item["type"] == "message" and (phase := item.get("phase")):
-                        yield ReasoningDone("", _phase_mark(string(phase)))
+                        yield ProviderDataDone(ProviderData("phase", {"phase": string(phase)}))
                 elif etype == "response.output_item.done":
                     item = data["item"]
                     if item["type"] == "reasoning":
                         text = "".join(reasoning)
                         encrypted = item.get("encrypted_content")
                         if text or encrypted:
-                            yield ReasoningDone(text, _signature(item, seal) if encrypted else None)
+                            yield ReasoningDone(text)
+                        if encrypted:  # what it takes to send it back, nothing stored server-side
+                            kept = {"id": item.get("id"), "encrypted_content": encrypted}
+                            yield seal("encrypted_reasoning", kept)
                     elif item["type"] == "web_search_call":
                         searches.append(item)
                         for record in server_tools.responses_item(item):
                             yield record
-                        kept = json.dumps(server_tools.responses_kept(item))
-                        yield ReasoningDone("", seal(kept))
+                        yield seal("web_search_call", server_tools.responses_kept(item))
                     elif item["type"] == "function_call":
                         call = calls.pop(data["output_index"], None)
                         if call is None and data["output_index"] not in done_calls:

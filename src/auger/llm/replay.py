@@ -1,29 +1,37 @@
-"""Which provider-bound parts of earlier replies may be sent again: pure functions.
+"""Opaque provider data: the record a response streams it in, bound to the request it answered,
+and which of it may go back in a later request — pure functions.
 
-A signed reasoning block (Anthropic `thinking`, a Responses `reasoning` item with encrypted
-content) is bound to the model that wrote it and to the request prefix it was written after —
-the system prompt, the tools and the earlier messages. When a wire format streams one, it seals
-the provider's signature together with a fingerprint of that prefix (`seal`). When it builds a
-later request, `Replay` recomputes the fingerprint before each message and hands back the
-signature only while it still matches, and only to the same provider, model and format. So a
-compaction, an edited AGENTS.md (system prompt), new MCP tools or a model switch drops the
-reasoning that can no longer be sent, instead of earning an HTTP 400. A signature stored without
-a fingerprint (older sessions) is trusted as before.
+Some of it (Anthropic signed thinking, a Responses reasoning item's encrypted content, a Gemini
+thought signature) is bound to the model that wrote it and to the request prefix it was written
+after — the system prompt, the tools and the earlier messages. A wire format streams it sealed
+(`Sealer`): a `ProviderData` part holding a fingerprint of that prefix. When it builds a later
+request, `Replay` recomputes the fingerprint before each message and lets the part go back only
+while it still matches, and only to the same provider, model and format. So a compaction, an
+edited AGENTS.md (system prompt), new MCP tools or a model switch drops the data that can no
+longer be sent, instead of earning an HTTP 400. Data without a fingerprint (a Responses
+`phase`) goes back to the same format whatever came before.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
-from auger.llm.messages import AssistantMessage, Message, ReasoningPart
+from auger.llm.messages import AssistantMessage, Message, ProviderData, ProviderDataKind
 from auger.llm.provider import Request, ToolSpec
+from auger.llm.records import Record
+from auger.llm.stored import legacy_form
 
 _encode = msgspec.json.encode
-_decode = msgspec.json.Decoder(dict[str, Any])
-_MARK = '{"sealed":'
+
+
+class ProviderDataDone(Record, frozen=True):
+    """Opaque data the provider sent with the response, kept in the message as `part`."""
+
+    type: ClassVar[str] = "provider_data_done"
+    part: ProviderData
 
 
 def _start(system: str, tools: tuple[ToolSpec, ...]) -> hashlib._Hash:
@@ -32,10 +40,10 @@ def _start(system: str, tools: tuple[ToolSpec, ...]) -> hashlib._Hash:
     return digest
 
 
-def _add(digest: hashlib._Hash, message: Message) -> None:
+def _add(digest: hashlib._Hash, message: Message, legacy: bool = False) -> None:
     data = message.to_dict()
     data.pop("usage", None)  # priced after the fact: not part of what the model saw
-    digest.update(_encode(data))
+    digest.update(_encode(legacy_form(data) if legacy else data))
 
 
 def fingerprint(system: str, tools: tuple[ToolSpec, ...], messages: tuple[Message, ...]) -> str:
@@ -47,42 +55,31 @@ def fingerprint(system: str, tools: tuple[ToolSpec, ...], messages: tuple[Messag
 
 
 class Sealer:
-    """Binds signatures streamed in answer to `request` to its prefix (computed once, lazily)."""
+    """Binds the data streamed in answer to `request` to its prefix (computed once, lazily)."""
 
     def __init__(self, request: Request) -> None:
         self._request = request
         self._prefix: str | None = None
 
-    def __call__(self, signature: str) -> str:
-        """`signature` bound to the request's prefix."""
+    def __call__(self, kind: ProviderDataKind, data: dict[str, Any]) -> ProviderDataDone:
+        """The record of `data`, bound to the request's prefix."""
         if self._prefix is None:
             r = self._request
             self._prefix = fingerprint(r.system, r.tools, r.messages)
-        return _encode({"sealed": signature, "prefix": self._prefix}).decode()
-
-
-def unseal(signature: str) -> tuple[str, str | None]:
-    """The provider's own signature and the prefix it is bound to (`None`: unbound)."""
-    if signature.startswith(_MARK):
-        try:
-            data = _decode.decode(signature)
-            return str(data["sealed"]), str(data["prefix"])
-        except (msgspec.DecodeError, KeyError):
-            pass
-    return signature, None
+        return ProviderDataDone(ProviderData(kind, data, self._prefix))
 
 
 class Replay:
-    """For one request: the signatures of its earlier replies that may still be sent back.
+    """For one request: which provider data of its earlier replies may be sent back.
 
-    `api` is the wire format building the request; prefixes are computed only when a sealed
-    signature asks for them.
+    `api` is the wire format building the request; prefixes are computed only when a bound
+    part asks for them.
     """
 
     def __init__(self, request: Request, api: str) -> None:
         self._request = request
         self._api = api
-        self._prefixes: dict[int, str] | None = None
+        self._prefixes: dict[bool, dict[int, str]] = {}
 
     def same_origin(self, message: AssistantMessage) -> bool:
         """Whether `message` came from this provider, model and wire format."""
@@ -93,27 +90,23 @@ class Replay:
             and message.model == model.name
         )
 
-    def signature(self, index: int, part: ReasoningPart) -> str | None:
-        """The provider signature of `part` (of message `index`), or `None` if it cannot be sent."""
+    def sendable(self, index: int, part: ProviderData) -> bool:
+        """Whether `part` (of message `index`) may go back in this request."""
         message = self._request.messages[index]
-        if part.signature is None or not isinstance(message, AssistantMessage):
-            return None
-        if message.api != self._api:
-            return None
-        raw, prefix = unseal(part.signature)
-        if prefix is None:
-            return raw
-        if not self.same_origin(message) or self._prefix(index) != prefix:
-            return None
-        return raw
+        if not isinstance(message, AssistantMessage) or message.api != self._api:
+            return False
+        if part.prefix is None:
+            return True
+        return self.same_origin(message) and self._prefix(index, part.legacy) == part.prefix
 
-    def _prefix(self, index: int) -> str:
-        if self._prefixes is None:
+    def _prefix(self, index: int, legacy: bool) -> str:
+        prefixes = self._prefixes.get(legacy)
+        if prefixes is None:
             request = self._request
             digest = _start(request.system, request.tools)
-            self._prefixes = {}
+            prefixes = self._prefixes[legacy] = {}
             for i, message in enumerate(request.messages):
                 if isinstance(message, AssistantMessage):
-                    self._prefixes[i] = digest.hexdigest()[:32]
-                _add(digest, message)
-        return self._prefixes[index]
+                    prefixes[i] = digest.hexdigest()[:32]
+                _add(digest, message, legacy)
+        return prefixes[index]

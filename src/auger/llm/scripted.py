@@ -38,7 +38,6 @@ class Reasoning(msgspec.Struct, frozen=True):
     """Reasoning, streamed word by word."""
 
     text: str
-    signature: str | None = None
 
 
 class Call(msgspec.Struct, frozen=True):
@@ -167,7 +166,7 @@ class ScriptedProvider:
             elif isinstance(part, Reasoning):
                 for piece in _words(part.text):
                     yield ReasoningDelta(piece)
-                yield ReasoningDone(part.text, part.signature)
+                yield ReasoningDone(part.text)
                 produced += len(part.text)
             else:
                 has_calls = True

@@ -16,6 +16,7 @@ import msgspec
 from auger.llm.arguments import TooDeep, depth, too_deep
 from auger.llm.messages import AssistantMessage, Message, message_from_dict
 from auger.llm.records import plain
+from auger.llm.stored import upgrade
 
 _BASE_FIELDS = ("id", "parent_id", "timestamp")
 
@@ -69,7 +70,9 @@ class MessageEntry(Entry, frozen=True):
     def from_dict(cls, data: dict[str, Any]) -> Entry:
         """The inverse of `to_dict()`."""
         base = msgspec.convert(data, _Base)
-        message = message_from_dict(data.get("message"))
+        stored = data.get("message")
+        # a session written before provider data had its own part: upgraded as it is read
+        message = message_from_dict(upgrade(stored) if isinstance(stored, dict) else stored)
         if isinstance(message, AssistantMessage):  # the limits a live call has, on load too
             for call in message.tool_calls:
                 if too_deep(call.arguments):
