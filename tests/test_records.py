@@ -43,7 +43,6 @@ def test_every_record_is_json_serializable() -> None:
     records = [
         ToolCallDelta("c", None, "{"),
         ReasoningDone("r"),
-        ReasoningDone("r", "sig"),
         JobExit("j1", "sleep 1", 0, None, 1.0, "/tmp/out"),
         TurnEnd("error", Usage(), "", {"kind": "auth", "message": "m"}),
     ]

@@ -26,6 +26,7 @@ from auger.llm.messages import (
 from auger.llm.provider import Request, ToolSpec
 from auger.llm.records import (
     FinishReasonDone,
+    ProviderDataDone,
     ReasoningDelta,
     ReasoningDone,
     TextDelta,
@@ -34,7 +35,6 @@ from auger.llm.records import (
     ToolCallDelta,
     ToolCallDone,
 )
-from auger.llm.replay import ProviderDataDone
 from auger.llm.usage import Usage
 from support.server import sse
 

@@ -32,8 +32,7 @@ from auger.llm.messages import (
 from auger.llm.openai_chat_body import request_body as chat_body
 from auger.llm.openai_responses import request_body as responses_body
 from auger.llm.provider import Model, Request, ToolSpec
-from auger.llm.records import ReasoningDelta, ReasoningDone, TokenUsageDone
-from auger.llm.replay import ProviderDataDone
+from auger.llm.records import ProviderDataDone, ReasoningDelta, ReasoningDone, TokenUsageDone
 from auger.llm.usage import Pricing, Usage
 from auger.llm.wire import CacheSettings
 from support.cache_sim import AnthropicCache, Block, OpenAICache, chat_blocks, messages_blocks

@@ -20,8 +20,15 @@ from auger.llm.messages import (
     UserMessage,
 )
 from auger.llm.provider import Model, Request
-from auger.llm.records import ReasoningDone, Record, TextDone, TokenUsageDone, ToolCallDone
-from auger.llm.replay import ProviderDataDone, Sealer
+from auger.llm.records import (
+    ProviderDataDone,
+    ReasoningDone,
+    Record,
+    TextDone,
+    TokenUsageDone,
+    ToolCallDone,
+)
+from auger.llm.replay import Sealer
 from support.server import FakeServer, Reply, sse
 from support.wire import stream
 

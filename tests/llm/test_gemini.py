@@ -29,13 +29,13 @@ from auger.llm.messages import (
 from auger.llm.provider import Model, Request, ToolSpec
 from auger.llm.records import (
     FinishReasonDone,
+    ProviderDataDone,
     ReasoningDone,
     Record,
     TextDone,
     TokenUsageDone,
     ToolCallDone,
 )
-from auger.llm.replay import ProviderDataDone
 from auger.llm.usage import Usage
 from support.cli import Project, json_lines
 from support.gemini import PATH, GeminiServer, GeminiStep

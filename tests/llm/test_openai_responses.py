@@ -25,6 +25,7 @@ from auger.llm.openai_responses import OpenAIResponsesProvider, request_body
 from auger.llm.provider import Request, ToolSpec
 from auger.llm.records import (
     FinishReasonDone,
+    ProviderDataDone,
     ReasoningDelta,
     ReasoningDone,
     TextDelta,
@@ -33,7 +34,6 @@ from auger.llm.records import (
     ToolCallDelta,
     ToolCallDone,
 )
-from auger.llm.replay import ProviderDataDone
 from auger.llm.usage import Usage
 from support.server import sse
 

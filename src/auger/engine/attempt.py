@@ -22,6 +22,7 @@ from auger.llm.messages import AssistantMessage, AssistantPart, ReasoningPart, T
 from auger.llm.provider import Request
 from auger.llm.records import (
     FinishReasonDone,
+    ProviderDataDone,
     ProviderNotice,
     ReasoningDelta,
     ReasoningDone,
@@ -31,7 +32,6 @@ from auger.llm.records import (
     TokenUsageDone,
     ToolCallDone,
 )
-from auger.llm.replay import ProviderDataDone
 from auger.llm.usage import Usage
 
 
@@ -130,6 +130,8 @@ class Attempt:
                 self.stream.notify(record.message, "info")
                 continue
             builder.add(record)
+            if type(record) is ProviderDataDone:  # the provider's own, for the message only
+                continue
             await publish(record)
             react = REACTIONS.get(type(record))
             if react is not None:

@@ -22,6 +22,7 @@ from auger.llm.openai_chat_body import API, Compat, chat_messages, request_body
 from auger.llm.provider import Exchange, Request
 from auger.llm.records import (
     FinishReasonDone,
+    ProviderDataDone,
     ReasoningDelta,
     ReasoningDone,
     Record,
@@ -29,7 +30,6 @@ from auger.llm.records import (
     TextDone,
     TokenUsageDone,
 )
-from auger.llm.replay import ProviderDataDone
 from auger.llm.textstream import recover, watch
 from auger.llm.usage import Usage, tokens
 from auger.llm.wire import (

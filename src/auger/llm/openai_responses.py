@@ -24,6 +24,7 @@ from auger.llm.messages import (
 from auger.llm.provider import Exchange, Request
 from auger.llm.records import (
     FinishReasonDone,
+    ProviderDataDone,
     ReasoningDelta,
     ReasoningDone,
     Record,
@@ -32,7 +33,7 @@ from auger.llm.records import (
     TokenUsageDone,
     ToolCallDelta,
 )
-from auger.llm.replay import ProviderDataDone, Replay, Sealer
+from auger.llm.replay import Replay, Sealer
 from auger.llm.sendable import data_url, tool_arguments
 from auger.llm.usage import Usage, tokens
 from auger.llm.wire import (

@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from auger.llm.messages import ProviderData
 from auger.llm.usage import Usage
 
 
@@ -66,12 +67,19 @@ class ReasoningDelta(Record, frozen=True):
 
 
 class ReasoningDone(Record, frozen=True):
-    """One finished reasoning block; `signature` is the provider's opaque proof, if any."""
+    """One finished reasoning block (what signs it, if anything, is a `ProviderDataDone`)."""
 
     type: ClassVar[str] = "reasoning_done"
-    _omit_none: ClassVar[frozenset[str]] = frozenset({"signature"})
     content: str
-    signature: str | None = None
+
+
+class ProviderDataDone(Record, frozen=True):
+    """Opaque data the provider sent with the response (a signature, an encrypted reasoning
+    item, a `phase`), kept in the message as `part` and sent back by its format; the
+    engine's, never streamed to a host."""
+
+    type: ClassVar[str] = "provider_data_done"
+    part: ProviderData
 
 
 class ToolCallDelta(Record, frozen=True):

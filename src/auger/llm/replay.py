@@ -15,23 +15,16 @@ longer be sent, instead of earning an HTTP 400. Data without a fingerprint (a Re
 from __future__ import annotations
 
 import hashlib
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 
 from auger.llm.messages import AssistantMessage, Message, ProviderData, ProviderDataKind
 from auger.llm.provider import Request, ToolSpec
-from auger.llm.records import Record
+from auger.llm.records import ProviderDataDone
 from auger.llm.stored import legacy_form
 
 _encode = msgspec.json.encode
-
-
-class ProviderDataDone(Record, frozen=True):
-    """Opaque data the provider sent with the response, kept in the message as `part`."""
-
-    type: ClassVar[str] = "provider_data_done"
-    part: ProviderData
 
 
 def _start(system: str, tools: tuple[ToolSpec, ...]) -> hashlib._Hash:
