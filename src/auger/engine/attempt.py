@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from auger.bus import Bus
-from auger.engine.state import AgentState
+from auger.engine.state import Ledger
 from auger.engine.stream import Stream
 from auger.events import (
     AfterProviderResponse,
@@ -19,7 +19,7 @@ from auger.events import (
     usage_event,
 )
 from auger.llm.messages import AssistantMessage, AssistantPart, ReasoningPart, TextPart, ToolCall
-from auger.llm.provider import Request
+from auger.llm.provider import Model, Provider, Request
 from auger.llm.records import (
     FinishReasonDone,
     ProviderDataDone,
@@ -90,14 +90,13 @@ class MessageBuilder:
         elif isinstance(record, ProviderDataDone):
             self.parts.append(record.part)
 
-    def message(self, state: AgentState, *, cancelled: bool = False) -> AssistantMessage:
-        """The message so far; a cancelled one keeps its text but drops unfinished calls."""
+    def message(self, model: Model, *, cancelled: bool = False) -> AssistantMessage:
+        """`model`'s message so far; a cancelled one keeps its text, not unfinished calls."""
         parts = list(self.parts)
         if cancelled:
             parts = [p for p in parts if not isinstance(p, ToolCall)]
             if self.partial:
                 parts.append(TextPart("".join(self.partial)))
-        model = state.model
         return AssistantMessage(
             tuple(parts),
             self.usage,
@@ -112,10 +111,21 @@ Reaction = Callable[[Record, "Attempt"], Awaitable[None]]
 
 
 class Attempt:
-    """One stream from the provider: every record is streamed, then the events it fires."""
+    """One stream from `provider`: every record is streamed, then the events it fires; its
+    usage goes to `ledger`, and `clock` times the reasoning."""
 
-    def __init__(self, state: AgentState, stream: Stream, bus: Bus, exchange: Exchange) -> None:
-        self.state = state
+    def __init__(
+        self,
+        provider: Provider,
+        ledger: Ledger,
+        clock: Callable[[], float],
+        stream: Stream,
+        bus: Bus,
+        exchange: Exchange,
+    ) -> None:
+        self.provider = provider
+        self.ledger = ledger
+        self.clock = clock
         self.stream = stream
         self.bus = bus
         self.exchange = exchange
@@ -125,7 +135,7 @@ class Attempt:
     async def run(self, request: Request) -> AssistantMessage:
         """Stream one response to its end; raises `ProviderError` or `CancelledError`."""
         builder, publish = self.builder, self.stream.publish
-        async for record in self.state.provider.stream(request, self.exchange):
+        async for record in self.provider.stream(request, self.exchange):
             if type(record) is ProviderNotice:  # for the user, not part of the response
                 self.stream.notify(record.message, "info")
                 continue
@@ -136,12 +146,12 @@ class Attempt:
             react = REACTIONS.get(type(record))
             if react is not None:
                 await react(record, self)
-        return builder.message(self.state)
+        return builder.message(request.model)
 
 
 async def _reasoning_delta(record: Record, attempt: Attempt) -> None:
     if attempt.reasoning_started is None:
-        attempt.reasoning_started = attempt.state.place.clock()
+        attempt.reasoning_started = attempt.clock()
 
 
 async def _text_done(record: Record, attempt: Attempt) -> None:
@@ -152,7 +162,7 @@ async def _text_done(record: Record, attempt: Attempt) -> None:
 
 async def _reasoning_done(record: Record, attempt: Attempt) -> None:
     assert isinstance(record, ReasoningDone)
-    clock = attempt.state.place.clock
+    clock = attempt.clock
     started = attempt.reasoning_started if attempt.reasoning_started is not None else clock()
     attempt.reasoning_started = None
     if record.content:  # a block that only carries a provider's data (a signature) says nothing
@@ -162,7 +172,7 @@ async def _reasoning_done(record: Record, attempt: Attempt) -> None:
 
 async def _usage(record: Record, attempt: Attempt) -> None:
     assert isinstance(record, TokenUsageDone)
-    attempt.state.ledger.add(record.usage)
+    attempt.ledger.add(record.usage)
     if attempt.bus.has(UsageEvent):
         usage = record.usage
         await attempt.bus.emit(usage_event(usage, usage.input_tokens + usage.output_tokens))

@@ -6,26 +6,37 @@ from __future__ import annotations
 import asyncio
 import copy
 import difflib
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgspec
 
 from auger.bus import Bus
-from auger.engine.state import AgentState
+from auger.engine.state import Workplace
 from auger.engine.stream import Stream
 from auger.events import ToolCallEvent, ToolEnd, ToolStart
 from auger.llm.arguments import parse_arguments
 from auger.llm.messages import ImagePart, TextPart, ToolCall, ToolResultMessage
 from auger.records import AfterToolCall, BeforeToolCall
-from auger.tools.base import ToolContext, ToolError, ToolResponse
+from auger.tools.base import Tool, ToolContext, ToolError, ToolResponse
 
 
 class Dispatch:
-    """Runs a response's tool calls one at a time, in the model's order. `blocked` holds the
-    tools an extension blocked with `False` for the rest of the turn."""
+    """Runs a response's tool calls one at a time, in the model's order: the tools there are
+    now (`tools`), run where `work` says, each result handed to `keep` (the conversation).
+    `blocked` holds the tools an extension blocked with `False` for the rest of the turn."""
 
-    def __init__(self, state: AgentState, stream: Stream, bus: Bus) -> None:
-        self.state = state
+    def __init__(
+        self,
+        tools: Callable[[], Mapping[str, Tool]],
+        work: Workplace,
+        keep: Callable[[ToolResultMessage], None],
+        stream: Stream,
+        bus: Bus,
+    ) -> None:
+        self.tools = tools
+        self.work = work
+        self.keep = keep
         self.stream = stream
         self.bus = bus
         self.blocked: dict[str, str] = {}
@@ -47,7 +58,7 @@ class Dispatch:
             problem = f"ERROR: the arguments of {call.name} are {exc}: {call.arguments[:200]}"
             await self._after(call, {}, ToolResponse.error("validation_error", problem), 0.0)
             return
-        found = self.state.tools.get(call.name)
+        found = self.tools().get(call.name)
         if found is not None and (refused := found.refusal(args)):
             await self._after(call, args, refused, 0.0)
             return
@@ -69,7 +80,7 @@ class Dispatch:
         if blocked is not None:
             await self._after(call, args, ToolResponse.error("blocked", blocked), 0.0)
             return
-        clock = self.state.place.clock
+        clock = self.work.place.clock
         await self.stream.publish(BeforeToolCall(call.call_id, call.name, args, clock()))
         await self.bus.emit(ToolStart(call.name, args, call.call_id))
         response, duration = await self._execute(call, args)
@@ -93,23 +104,23 @@ class Dispatch:
 
     async def _execute(self, call: ToolCall, args: dict[str, Any]) -> tuple[ToolResponse, float]:
         """Run the tool itself; every failure becomes a tool error."""
-        state = self.state
-        found = state.tools.get(call.name)
+        tools, work = self.tools(), self.work
+        found = tools.get(call.name)
         if found is None:
-            names = ", ".join(sorted(state.tools)) or "none"
+            names = ", ".join(sorted(tools)) or "none"
             text = f"ERROR: unknown tool {call.name!r}. Available tools: {names}"
-            if close := difflib.get_close_matches(call.name, state.tools, n=1, cutoff=0.4):
+            if close := difflib.get_close_matches(call.name, tools, n=1, cutoff=0.4):
                 text += f". Did you mean {close[0]!r}?"
             return ToolResponse.error("unknown_tool", text), 0.0
-        place = state.place
+        place = work.place
         ctx = ToolContext(
             place.cwd,
             place.env,
             call.call_id,
             place.home,
-            state.jobs,
-            files=state.files,
-            sandbox=state.sandbox,
+            work.jobs,
+            files=work.files,
+            sandbox=work.sandbox,
             agent=self.bus.ctx,
         )
         started = place.clock()
@@ -127,12 +138,12 @@ class Dispatch:
     async def _after(
         self, call: ToolCall, args: dict[str, Any], response: ToolResponse, duration: float
     ) -> None:
-        clock = self.state.place.clock
+        clock = self.work.place.clock
         await self.stream.publish(
             AfterToolCall(call.call_id, call.name, args, response, clock(), duration)
         )
         content: tuple[TextPart | ImagePart, ...] = (TextPart(response.content), *response.images)
-        self.state.conversation.append(
+        self.keep(
             ToolResultMessage(
                 call.call_id, call.name, content, response.is_error, response.error_type
             )

@@ -68,11 +68,11 @@ async def call_model(
             cache_key=state.conversation.id,
             server_tools=(WEB_SEARCH,) if limits.search and state.model.api in SEARCH_APIS else (),
         )
-        attempt = Attempt(state, stream, bus, exchange)
+        attempt = Attempt(state.provider, state.ledger, state.place.clock, stream, bus, exchange)
         try:
             return await attempt.run(request)
         except asyncio.CancelledError:
-            partial = attempt.builder.message(state, cancelled=True)
+            partial = attempt.builder.message(state.model, cancelled=True)
             if partial.content:
                 state.conversation.append(partial)
                 steps.partial_text = partial.text

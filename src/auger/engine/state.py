@@ -161,6 +161,16 @@ class Place(msgspec.Struct, frozen=True):
     clock: Callable[[], float]
 
 
+class Workplace(msgspec.Struct, frozen=True):
+    """Where tools run and what they share: the place, background jobs, what the model last
+    read of each file, and the sandbox."""
+
+    place: Place
+    jobs: Jobs
+    files: FileReads
+    sandbox: Sandbox
+
+
 class AgentState:
     """What the engine's parts share: the place, the conversation, the model and provider,
     the registry, the ledger, background jobs and the limits."""
@@ -219,6 +229,10 @@ class AgentState:
     def use(self, model: Model, provider: Provider) -> None:
         """Talk to `model` through `provider` from the next model call on."""
         self._model, self._provider = model, provider
+
+    def workplace(self) -> Workplace:
+        """Where tools run (the dispatch's and `!command`'s)."""
+        return Workplace(self.place, self.jobs, self.files, self.sandbox)
 
     @property
     def tools(self) -> dict[str, Tool]:

@@ -105,7 +105,7 @@ async def _turn(state: AgentState, stream: Stream, bus: Bus, turn: Turn) -> None
     # request of it is a prefix of the next (caches reuse it; signed thinking stays valid)
     tools = tuple(t.spec for t in state.tools.values())
     steps = Steps()
-    dispatch = Dispatch(state, stream, bus)
+    dispatch = Dispatch(lambda: state.tools, state.workplace(), conversation.append, stream, bus)
     responses = 0
     while True:
         if state.boundary is not None:
