@@ -82,13 +82,12 @@ def test_display_and_sort_key(tmp_path: Path) -> None:
 
 def rg_files(root: Path) -> list[str]:
     out = subprocess.run(
-        [VENV_BIN / "rg", *RG_ARGS, "--files", "--glob", "!.git"],
+        [VENV_BIN / "rg", *RG_ARGS, "--files", "--null", "--glob", "!.git"],
         cwd=root,
         capture_output=True,
-        text=True,
         check=False,
     ).stdout
-    return sorted(out.splitlines(), key=sort_key)
+    return sorted(os.fsdecode(out).split("\0")[:-1], key=sort_key)
 
 
 LAYOUTS = {

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 
 from auger.tools.base import ToolContext, ToolError
@@ -149,24 +149,54 @@ async def rg_listing(
     """The files ripgrep lists with `args` (`--files`, or a `--files-with-matches` search)
     in the target that the glob accepts and .gitignore leaves visible, in `sort_key` order.
 
-    A `--glob` match overrides .gitignore in ripgrep (by design: BurntSushi/ripgrep#2978), so
-    with a glob that selects files a second listing without it, run beside the first, says
-    which files .gitignore leaves visible.
+    A `--glob` that selects files overrides .gitignore in ripgrep (by design:
+    BurntSushi/ripgrep#2978); a file type does not. So a glob of names (`*.py`) becomes a
+    type, and a glob of paths (`src/**/*.py`) is put right by a second listing without it,
+    run beside the first, of the files .gitignore leaves visible where the glob looks (`src`).
     """
-    scope = [*glob_args(glob), "--", *([target.file] if target.file else [])]
-    listing = run_rg(rg, [*RG_ARGS, *args, "--null", *scope], target.root, ctx.env)
-    if glob is None or glob.glob.negated:
-        return names(await listing)
+    scope, under = glob_args(glob), None
+    if glob is not None and not glob.glob.negated:
+        # (`--type-add x:include:…` would read a glob "include:…" as a list of types)
+        if glob.glob.basename and not glob.glob.dir_only and ":" not in glob.pattern:
+            scope = ["--type-add", f"augerglob:{glob.pattern}", "--type", "augerglob"]
+            scope += glob_args(None)
+        else:
+            under = _fixed_dirs(glob.pattern)
+    paths = [target.file] if target.file else []
+    listed = [*RG_ARGS, *args, "--null", *scope, "--", *paths]
+    if under is None:
+        return names(await run_rg(rg, listed, target.root, ctx.env))
+    root = os.path.realpath(target.root)
+    if under and not os.path.isdir(os.path.join(root, under)):
+        return []  # every file the glob selects would be in it
+    if under and os.path.realpath(os.path.join(root, under)) != os.path.join(root, under):
+        return []  # a symlink on the way, which the listing does not follow
     visible = asyncio.ensure_future(
-        run_rg(rg, [*RG_ARGS, "--files", "--null", *glob_args(None)], target.root, ctx.env)
+        run_rg(
+            rg,
+            [*RG_ARGS, "--files", "--null", *glob_args(None), "--", *([under] if under else [])],
+            target.root,
+            ctx.env,
+        )
     )
     try:
-        found = names(await listing)
+        found = names(await run_rg(rg, listed, target.root, ctx.env))
         allowed = set(os.fsdecode(await visible).split("\0"))
     finally:
         visible.cancel()  # when the first listing failed or this was cancelled
         await asyncio.wait([visible])
     return [path for path in found if path in allowed]
+
+
+def _fixed_dirs(pattern: str) -> str:
+    """The directories a glob of paths names before its first wildcard (`src/pkg` for
+    `src/pkg/**/*.py`): all it selects is under them, and ripgrep cannot descend into them if
+    .gitignore excludes them, as none of them matches the glob."""
+    parts = pattern.lstrip("/").split("/")[:-1]
+    fixed = itertools.takewhile(
+        lambda part: part not in ("", ".", "..") and not any(c in part for c in "*?[{\\"), parts
+    )
+    return "/".join(fixed)
 
 
 def walked(tree: Tree, glob: PathGlob | None) -> Iterator[str]:
@@ -181,5 +211,5 @@ async def list_files(
     rg = find_rg(ctx)
     if rg is None:
         tree = Tree(target.root)
-        return await asyncio.to_thread(lambda: list(islice(walked(tree, glob), count)))
+        return await asyncio.to_thread(lambda: list(itertools.islice(walked(tree, glob), count)))
     return (await rg_listing(rg, ["--files"], target, glob, ctx))[:count]
