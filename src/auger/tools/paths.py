@@ -130,9 +130,8 @@ class Glob:
         regexes = [regex for regex, include in read if regex is not None and include is not None]
         if not regexes:
             return None
-        body = line.rstrip()
-        negated = body.startswith("!")
-        body = body[1:] if negated else body
+        negated = not any(include for regex, include in read if regex is not None)
+        body = line.rstrip()[1:] if negated else line.rstrip()
         regex = "|".join(
             f"(?:{r.replace(f'(?P<{_DIR_MARK}>', f'(?P<{_DIR_MARK}{n}>') if n else r})"
             for n, r in enumerate(regexes)
@@ -148,9 +147,11 @@ class Glob:
     def matches(self, rel: str, is_dir: bool) -> bool:
         """Whether the pattern matches `rel` itself (not a directory above it), ignoring
         negation."""
+        # The first match `regex` finds could be through a directory above although the path
+        # matches itself too; the first that `ends` finds reaches the path's end.
         if _own(self.regex.search(rel)) or _own(self.ends.search(rel)):
             return True
-        # a directory's own match is one whose directory mark is the slash after its path
+        # a directory's own match: one whose directory mark is the slash after its path
         found = self.ends.search(rel + "/") if is_dir else None
         return found is not None and not _own(found)
 
