@@ -81,4 +81,3 @@ async def test_symlinks_are_skipped_and_names_need_not_be_utf8(
         r"odd/caf\xe9.txt",
         r"odd/d\xff/x.txt",
     ]
-

@@ -149,10 +149,13 @@ class Glob:
         negation."""
         # The first match `regex` finds could be through a directory above although the path
         # matches itself too; the first that `ends` finds reaches the path's end.
-        if _own(self.regex.search(rel)) or _own(self.ends.search(rel)):
+        found = self.regex.search(rel)
+        if found is not None and (_own(found) or _own(self.ends.search(rel))):
             return True
+        if not is_dir:
+            return False
         # a directory's own match: one whose directory mark is the slash after its path
-        found = self.ends.search(rel + "/") if is_dir else None
+        found = self.ends.search(rel + "/")
         return found is not None and not _own(found)
 
 
