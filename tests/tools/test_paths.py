@@ -192,6 +192,12 @@ TRICKY = {
         "a.q": "",
         "ab.q": "",
     },
+    "a bracket expression that starts with ]": {
+        ".gitignore": "[]]a\n[!]]b\n",
+        "]a": "",
+        "xb": "",
+        "]b": "",
+    },
     "one level of a directory": {".gitignore": "*/*.o\n", "a.o": "", "d/a.o": "", "d/e/a.o": ""},
     "a directory's children but one": {
         ".gitignore": "docs/*\n!docs/keep/\n",

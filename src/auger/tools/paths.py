@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +107,18 @@ def _alternatives(pattern: str) -> list[str]:
     return [pattern]
 
 
+def _git_line(line: str) -> str:
+    """`line` as git reads it, for pathspec (which strips every trailing blank): trailing
+    spaces dropped unless escaped, a trailing tab kept."""
+    text = line.rstrip("\r")
+    kept = text.rstrip(" ")
+    if kept.endswith("\\") and len(kept) < len(text):
+        kept += " "  # an escaped space is kept
+    elif kept[-1:].isspace():
+        kept = f"{kept[:-1]}[{kept[-1]}]"  # pathspec keeps what ends in "]"
+    return kept
+
+
 @dataclass(frozen=True, slots=True)
 class Glob:
     """One gitignore pattern, matched against a path relative to its base directory."""
@@ -126,7 +139,7 @@ class Glob:
         """
         from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-        read = [GitIgnoreSpecPattern.pattern_to_regex(p) for p in _alternatives(line.rstrip("\r"))]
+        read = [GitIgnoreSpecPattern.pattern_to_regex(p) for p in _alternatives(_git_line(line))]
         regexes = [regex for regex, include in read if regex is not None and include is not None]
         if not regexes:
             return None
@@ -136,9 +149,12 @@ class Glob:
             f"(?:{r.replace(f'(?P<{_DIR_MARK}>', f'(?P<{_DIR_MARK}{n}>') if n else r})"
             for n, r in enumerate(regexes)
         )
+        with warnings.catch_warnings(action="ignore", category=FutureWarning):
+            # "[[:digit:]]" reaches `re` as a set holding "[", of which it warns
+            compiled, ends = re.compile(regex), re.compile(f"(?:{regex})$")
         return cls(
-            re.compile(regex),
-            re.compile(f"(?:{regex})$"),
+            compiled,
+            ends,
             negated=negated,
             dir_only=body.endswith("/"),
             basename="/" not in body.rstrip("/"),
