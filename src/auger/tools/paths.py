@@ -145,6 +145,9 @@ class Glob:
             return None
         negated = not any(include for regex, include in read if regex is not None)
         body = line.rstrip()[1:] if negated else line.rstrip()
+        # A `*` that is a whole segment may match an empty one, so `src/*` matches "src/",
+        # the folder itself, as permission rules ask (a folder is never written so otherwise).
+        regexes = [r.replace("[^/]+", "[^/]*") for r in regexes]
         regex = "|".join(
             f"(?:{r.replace(f'(?P<{_DIR_MARK}>', f'(?P<{_DIR_MARK}{n}>') if n else r})"
             for n, r in enumerate(regexes)
