@@ -109,13 +109,15 @@ def _alternatives(pattern: str) -> list[str]:
 
 def _git_line(line: str) -> str:
     """`line` as git reads it, for pathspec (which strips every trailing blank): trailing
-    spaces dropped unless escaped, a trailing tab kept."""
+    spaces dropped unless escaped, a trailing tab kept; and `a/**/` spelled `a/**/*/`."""
     text = line.rstrip("\r")
     kept = text.rstrip(" ")
     if kept.endswith("\\") and len(kept) < len(text):
         kept += " "  # an escaped space is kept
     elif kept[-1:].isspace():
         kept = f"{kept[:-1]}[{kept[-1]}]"  # pathspec keeps what ends in "]"
+    if kept.endswith("/**/"):
+        kept += "*/"  # the folders inside; pathspec 1.1 would read `a/**/` as `a/`
     return kept
 
 
