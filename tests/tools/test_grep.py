@@ -94,3 +94,15 @@ async def test_errors(call: Call, tree: Path, no_rg: ToolContext, rg: bool) -> N
     assert (await call(GREP, context, pattern="x", glob="{a")).error_type == "validation_error"
     assert (await call(GREP, context, pattern="x", limit=0)).error_type == "validation_error"
     assert (await call(GREP, context, pattern="x", context=-1)).error_type == "validation_error"
+
+
+@pytest.mark.parametrize("rg", [True, False])
+async def test_symlinks_are_not_followed_and_names_need_not_be_utf8(
+    call: Call, tree: Path, no_rg: ToolContext, rg: bool
+) -> None:
+    context = None if rg else no_rg
+    assert (await call(GREP, context, pattern="hello out")).content == "No matches found."
+    assert (await call(GREP, context, pattern="latin-1")).content.splitlines() == [
+        r"odd/caf\xe9.txt:1:hello latin-1 name",
+        r"odd/d\xff/x.txt:1:hello latin-1 directory",
+    ]

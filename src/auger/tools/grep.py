@@ -11,18 +11,9 @@ from typing import Any
 
 from auger.tools.base import ToolContext, ToolError, tool
 from auger.tools.files import Lines, open_regular
-from auger.tools.paths import PathGlob, Tree, sort_key
+from auger.tools.paths import PathGlob, sort_key
 from auger.tools.pygrep import Match, Query, python_search
-from auger.tools.search import (
-    RG_ARGS,
-    Target,
-    find_rg,
-    glob_args,
-    names,
-    run_rg,
-    search_target,
-    visible,
-)
+from auger.tools.search import Target, find_rg, rg_listing, run_rg, search_target
 from auger.tools.truncate import capped, clip_line
 
 DEFAULT_LIMIT = 100
@@ -54,12 +45,7 @@ async def _rg_matches(
 ) -> list[Match]:
     """Files with matches from one parallel ripgrep run, then their matching lines from a
     second run over the first few of them in order, so the result is deterministic."""
-    scope = [*glob_args(glob), "--", *([target.file] if target.file else [])]
-    out = await run_rg(
-        rg, [*RG_ARGS, "--files-with-matches", "--null", *flags, *scope], target.root, ctx.env
-    )
-    candidates = names(out)
-    files = iter(candidates if target.file else visible(candidates, Tree(target.root), glob))
+    files = iter(await rg_listing(rg, ["--files-with-matches", *flags], target, glob, ctx))
     found: list[Match] = []
     while len(found) < count and (batch := list(islice(files, count))):
         out = await run_rg(

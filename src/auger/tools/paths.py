@@ -1,16 +1,20 @@
 """Paths for the file tools: errors, display, ordering, globs and a .gitignore-aware walk.
 
-The walk answers what `rg --files --hidden -g '!.git'` answers, so the search tools give the same
-results with or without ripgrep: hidden files are included, `.git` is skipped, symlinks are not
-followed, and `.gitignore` files apply as git applies them — inside a repository only, from the
-directory of the path up to the repository root, deeper files first, the last matching line of a
-file deciding, `!` re-including, a trailing `/` matching directories only.
+pathspec reads each pattern (git's wildmatch: `*`, `?`, `[...]`, `**`, escapes, trailing
+spaces); this module applies the patterns in git's order. The walk answers what
+`rg --files --hidden -g '!.git'` answers, so the search tools' fallback gives ripgrep's results:
+hidden files are included, `.git` is skipped, symlinks are not followed, and `.gitignore` files
+apply as git applies them — inside a repository only, from the directory of the path up to the
+repository root, deeper files first, the last matching line of a file deciding, `!`
+re-including, a trailing `/` matching directories only, nothing re-included under an excluded
+directory.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,81 +69,115 @@ def sort_key(rel: str) -> str:
     return rel.replace("/", "\0")
 
 
-def _translate(part: str) -> str:
-    """The regex for one path component of a glob: `*`, `?`, `[...]`, `{a,b}` and `\\` escapes."""
-    out: list[str] = []
-    depth = i = 0
-    while i < len(part):
-        c = part[i]
-        i += 1
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "\\" and i < len(part):
-            out.append(re.escape(part[i]))
+_DIR_MARK = "ps_d"
+"""The group pathspec's regexes give the slash after a directory the pattern matched (one
+alternative's group is renamed `ps_d1`, the next `ps_d2`, …)."""
+
+
+def _own(found: re.Match[str] | None) -> bool:
+    """Whether a match of a pathspec regex is of the path itself, not of a directory above."""
+    return found is not None and not any(found.groupdict().values())
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The patterns `pattern` stands for, each `{a,b}` group expanded as ripgrep expands it."""
+    depth, start, bounds = 0, 0, []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
             i += 1
-        elif c == "[" and (end := part.find("]", i + (part[i : i + 1] in ("!", "^")))) > i:
-            body = part[i:end]
-            negate = body[:1] in ("!", "^")
-            body = body[1:] if negate else body
-            out.append("[" + ("^" if negate else "") + re.sub(r"([\\\]\[^])", r"\\\1", body) + "]")
-            i = end + 1
         elif c == "{":
             depth += 1
-            out.append("(?:")
+            if depth == 1:
+                start, bounds = i, [i]
+        elif c == "," and depth == 1:
+            bounds.append(i)
         elif c == "}" and depth:
             depth -= 1
-            out.append(")")
-        elif c == "," and depth:
-            out.append("|")
-        else:
-            out.append(re.escape(c))
+            if not depth:
+                head, tail = pattern[:start], pattern[i + 1 :]
+                options = [
+                    pattern[a + 1 : b] for a, b in zip(bounds, [*bounds[1:], i], strict=True)
+                ]
+                return [p for option in options for p in _alternatives(head + option + tail)]
+        i += 1
     if depth:
-        raise ValueError(f"unclosed '{{' in glob {part!r}")
-    return "".join(out)
+        raise ValueError(f"unclosed '{{' in glob {pattern!r}")
+    return [pattern]
+
+
+def _git_line(line: str) -> str:
+    """`line` as git reads it, for pathspec (which strips every trailing blank): trailing
+    spaces dropped unless escaped, a trailing tab kept; and `a/**/` spelled `a/**/*/`."""
+    text = line.rstrip("\r")
+    kept = text.rstrip(" ")
+    if kept.endswith("\\") and len(kept) < len(text):
+        kept += " "  # an escaped space is kept
+    elif kept[-1:].isspace():
+        kept = f"{kept[:-1]}[{kept[-1]}]"  # pathspec keeps what ends in "]"
+    if kept.endswith("/**/"):
+        kept += "*/"  # the folders inside; pathspec 1.1 would read `a/**/` as `a/`
+    return kept
 
 
 @dataclass(frozen=True, slots=True)
 class Glob:
-    """One gitignore-style pattern, matched against a path relative to its base directory."""
+    """One gitignore pattern, matched against a path relative to its base directory."""
 
-    regex: re.Pattern[str]
+    regex: re.Pattern[str]  # pathspec's: it matches the path, or any path under it
+    ends: re.Pattern[str]  # the same, ending where the path ends
     negated: bool
     dir_only: bool
     basename: bool  # no "/" in the pattern: it matches a name at any depth
 
     @classmethod
     def parse(cls, line: str) -> Glob | None:
-        """The pattern on one .gitignore line; `None` for blanks and comments."""
-        stripped = line.rstrip("\r").rstrip(" ")
-        if stripped.endswith("\\") and len(stripped) < len(line.rstrip("\r")):
-            stripped += " "  # an escaped trailing space is kept
-        if not stripped or stripped.startswith("#"):
+        """The pattern on one .gitignore line; `None` for blanks and comments (and, as git
+        reads them, invalid ranges). A `ValueError` or `re.error` for what is no pattern.
+
+        `{a,b}` is expanded as ripgrep expands it in globs and .gitignore files (git reads
+        braces literally), so the walk and ripgrep agree.
+        """
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+        read = [GitIgnoreSpecPattern.pattern_to_regex(p) for p in _alternatives(_git_line(line))]
+        regexes = [regex for regex, include in read if regex is not None and include is not None]
+        if not regexes:
             return None
-        negated = stripped.startswith("!")
-        pattern = stripped[1:] if negated else stripped
-        dir_only = pattern.endswith("/")
-        pattern = pattern.rstrip("/")
-        anchored = "/" in pattern
-        pattern = pattern.removeprefix("/")
-        if not pattern:
-            return None
-        parts = pattern.split("/")
-        body = ""
-        for index, part in enumerate(parts):
-            last = index == len(parts) - 1
-            if part == "**":
-                body += ".*" if last else "(?:.*/)?"
-            else:
-                body += _translate(part) + ("" if last else "/")
-        return cls(re.compile(body, re.DOTALL), negated, dir_only, not anchored)
+        negated = not any(include for regex, include in read if regex is not None)
+        body = line.rstrip()[1:] if negated else line.rstrip()
+        # A `*` that is a whole segment may match an empty one, so `src/*` matches "src/",
+        # the folder itself, as permission rules ask (a folder is never written so otherwise).
+        regexes = [r.replace("[^/]+", "[^/]*") for r in regexes]
+        regex = "|".join(
+            f"(?:{r.replace(f'(?P<{_DIR_MARK}>', f'(?P<{_DIR_MARK}{n}>') if n else r})"
+            for n, r in enumerate(regexes)
+        )
+        with warnings.catch_warnings(action="ignore", category=FutureWarning):
+            # "[[:digit:]]" reaches `re` as a set holding "[", of which it warns
+            compiled, ends = re.compile(regex), re.compile(f"(?:{regex})$")
+        return cls(
+            compiled,
+            ends,
+            negated=negated,
+            dir_only=body.endswith("/"),
+            basename="/" not in body.rstrip("/"),
+        )
 
     def matches(self, rel: str, is_dir: bool) -> bool:
-        """Whether the pattern matches `rel`, ignoring negation."""
-        if self.dir_only and not is_dir:
+        """Whether the pattern matches `rel` itself (not a directory above it), ignoring
+        negation."""
+        # The first match `regex` finds could be through a directory above although the path
+        # matches itself too; the first that `ends` finds reaches the path's end.
+        found = self.regex.search(rel)
+        if found is not None and (_own(found) or _own(self.ends.search(rel))):
+            return True
+        if not is_dir:
             return False
-        return self.regex.fullmatch(rel.rpartition("/")[2] if self.basename else rel) is not None
+        # a directory's own match: one whose directory mark is the slash after its path
+        found = self.ends.search(rel + "/")
+        return found is not None and not _own(found)
 
 
 class PathGlob:
@@ -218,7 +256,6 @@ class Tree:
         for directory in reversed([self.root, *map(str, Path(self.root).parents)]):
             rules = rules.child(directory)
         self._rules: dict[str, _DirRules] = {"": rules}
-        self._excluded_dirs: dict[str, bool] = {}
 
     def _rules_for(self, rel_dir: str) -> _DirRules:
         found = self._rules.get(rel_dir)
@@ -232,20 +269,6 @@ class Tree:
         name = rel.rpartition("/")[2]
         rules = self._rules_for(rel.rpartition("/")[0])
         return name == ".git" or rules.ignored(os.path.join(self.root, rel), is_dir)
-
-    def excluded(self, rel: str) -> bool:
-        """Whether the file at `rel`, or a directory above it, is ignored (or is `.git`)."""
-        return self._dir_excluded(rel.rpartition("/")[0]) or self._skips(rel, False)
-
-    def _dir_excluded(self, rel_dir: str) -> bool:
-        if not rel_dir:
-            return False
-        found = self._excluded_dirs.get(rel_dir)
-        if found is None:
-            parent = rel_dir.rpartition("/")[0]
-            found = self._dir_excluded(parent) or self._skips(rel_dir, True)
-            self._excluded_dirs[rel_dir] = found
-        return found
 
     def entries(self) -> tuple[list[tuple[str, bool]], int]:
         """The root's visible entries as sorted (name, is_dir), and how many are ignored."""

