@@ -125,11 +125,12 @@ def add_print_options(p: argparse.ArgumentParser) -> None:
 
 def _run(args: list[str]) -> int:
     from auger.hosts.launch import check
-    from auger.hosts.suggest import unrecognized
 
     p = _parser()
     opts, unknown = p.parse_known_args(args)
     if unknown:
+        from auger.hosts.suggest import unrecognized
+
         p.error(unrecognized(p, unknown))
     opts = check(p, opts)
     if opts.model and "/" in opts.model:

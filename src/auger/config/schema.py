@@ -14,7 +14,6 @@ unless their name is close to a known key.
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 from collections.abc import Iterator, Mapping
@@ -211,6 +210,8 @@ def _walk(data: Mapping[str, Any], prefix: tuple[str, ...], where: str, out: lis
         if key is None:
             namespace = not prefix and isinstance(value, dict)  # maybe an extension's own
             cutoff = 0.9 if namespace else 0.75
+            import difflib  # a near miss only: not at start-up
+
             close = difflib.get_close_matches(name, _children(prefix), n=1, cutoff=cutoff)
             if close:
                 hint = json.dumps(".".join((*prefix, close[0])))

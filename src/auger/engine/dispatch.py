@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -109,6 +108,8 @@ class Dispatch:
         if found is None:
             names = ", ".join(sorted(tools)) or "none"
             text = f"ERROR: unknown tool {call.name!r}. Available tools: {names}"
+            import difflib  # a near miss only: not at start-up
+
             if close := difflib.get_close_matches(call.name, tools, n=1, cutoff=0.4):
                 text += f". Did you mean {close[0]!r}?"
             return ToolResponse.error("unknown_tool", text), 0.0
