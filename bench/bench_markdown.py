@@ -19,12 +19,8 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
-from auger.hosts.terminal.render import Renderer
-from auger.hosts.terminal.text import Theme
-from auger.llm.usage import Usage
-from auger.records import TextDelta, TextDone, TurnEnd
+from bench_terminal import render_cpu  # the one way the benchmarks time the renderer
 
 TARGET = 20e-6
 
@@ -89,25 +85,6 @@ def deltas_of(text: str) -> list[str]:
             start = i
     out.append(text[start:])
     return out
-
-
-def render_cpu(deltas: list[str], every: int) -> float:
-    """CPU seconds per delta to render `deltas`, taking output every `every` deltas."""
-    renderer = Renderer(Theme(color=True), cells=100)
-    records = [TextDelta(d) for d in deltas]
-    sink = open(os.devnull, "w")  # noqa: SIM115 - closed below, after the timed part
-    start = time.process_time()
-    for n, record in enumerate(records, 1):
-        renderer.feed(record)
-        if n % every == 0:
-            sink.write(renderer.take())
-            renderer.live()
-    renderer.feed(TextDone("".join(deltas)))
-    renderer.feed(TurnEnd("completed", Usage()))
-    sink.write(renderer.take())
-    spent = time.process_time() - start
-    sink.close()
-    return spent / len(records)
 
 
 def main() -> None:

@@ -9,38 +9,13 @@ import pytest
 import trustme
 
 from auger.llm.errors import ProviderError
-from auger.llm.http import HttpClient
-from auger.llm.provider import PassThrough
-from auger.llm.transport import HttpTransport, Timeouts
-from support.sockets import Server, SteppedStream, client_tls, server_tls
+from support.sockets import Server, SteppedStream, events, proxied_client, server_tls
 from support.socks import Asked, SocksProxy
 
 
 @pytest.fixture(scope="module")
 def ca() -> trustme.CA:
     return trustme.CA()
-
-
-def client(origin: str, proxy: str, ca: trustme.CA, **env: str) -> HttpClient:
-    transport = HttpTransport(
-        env={"ALL_PROXY": proxy} | env,
-        ssl_context=client_tls(ca),
-        timeouts=Timeouts(connect=3, write=3, idle=3, first_event=10),
-    )
-    return HttpClient("mock", origin, {}, transport=transport)
-
-
-async def stream(http: HttpClient, origin: SteppedStream | None = None) -> list[str]:
-    """The events' data, telling `origin` as soon as each arrives."""
-    got: list[str] = []
-    try:
-        async for _, data in http.events("/v1/x", {}, PassThrough()):
-            got.append(data)
-            if origin is not None:
-                origin.heard.set()
-    finally:
-        await http.aclose()
-    return got
 
 
 @pytest.mark.parametrize(
@@ -58,10 +33,9 @@ async def test_an_https_stream_through_a_socks5_proxy_with_a_login(
         Server(origin.handle, tls=server_tls(ca)) as server,
         Server(proxy.handle) as hop,
     ):
-        http = client(
-            f"https://localhost:{server.port}", f"{scheme}://me:pa%3Ass@127.0.0.1:{hop.port}", ca
-        )
-        assert await stream(http, origin) == ["1", "2"]
+        proxy_url = f"{scheme}://me:pa%3Ass@127.0.0.1:{hop.port}"
+        http = proxied_client(f"https://localhost:{server.port}", {"ALL_PROXY": proxy_url}, ca)
+        assert await events(http, origin) == ["1", "2"]
     assert origin.streamed  # the first event arrived before the origin sent the second
     assert proxy.asked == [Asked(5, asked.address, asked.host, server.port, "me")]
     assert origin.requests[0].startswith(b"POST /v1/x HTTP/1.1\r\n")
@@ -76,8 +50,12 @@ async def test_plain_http_through_a_socks4_proxy(
 ):
     origin, proxy = SteppedStream(), SocksProxy()
     async with Server(origin.handle) as server, Server(proxy.handle) as hop:
-        http = client(f"http://localhost:{server.port}", f"{scheme}://id7@127.0.0.1:{hop.port}", ca)
-        assert await stream(http, origin) == ["1", "2"]
+        http = proxied_client(
+            f"http://localhost:{server.port}",
+            {"ALL_PROXY": f"{scheme}://id7@127.0.0.1:{hop.port}"},
+            ca,
+        )
+        assert await events(http, origin) == ["1", "2"]
     assert origin.streamed
     assert proxy.asked == [Asked(4, address, host, server.port, "id7")]
     # through a tunnel the request is in origin form, and no proxy header reaches the origin
@@ -97,15 +75,15 @@ async def test_no_proxy_bypasses_a_socks_proxy(ca: trustme.CA):
             (near, f"http://127.0.0.1:{direct.port}"),
             (far, f"http://localhost:{proxied.port}"),
         ):
-            http = client(url, socks, ca, NO_PROXY="127.0.0.0/8")
-            assert await stream(http, origin) == ["1", "2"]
+            http = proxied_client(url, {"ALL_PROXY": socks, "NO_PROXY": "127.0.0.0/8"}, ca)
+            assert await events(http, origin) == ["1", "2"]
     assert proxy.asked == [Asked(5, "name", "localhost", proxied.port)]  # 127.0.0.1 went direct
     assert (direct.connections, proxied.connections, hop.connections) == (1, 1, 1)
 
 
 async def failure(ca: trustme.CA, proxy_url: str) -> ProviderError:
     with pytest.raises(ProviderError) as caught:
-        await stream(client("https://api.example.test", proxy_url, ca))
+        await events(proxied_client("https://api.example.test", {"ALL_PROXY": proxy_url}, ca))
     return caught.value
 
 

@@ -7,37 +7,19 @@ import pytest
 import trustme
 
 from auger.llm.errors import ProviderError
-from auger.llm.http import HttpClient
-from auger.llm.provider import PassThrough
-from auger.llm.transport import HttpTransport, Timeouts
-from support.sockets import Proxy, Server, SteppedStream, client_tls, server_tls
+from support.sockets import (
+    Proxy,
+    Server,
+    SteppedStream,
+    events,
+    proxied_client,
+    server_tls,
+)
 
 
 @pytest.fixture(scope="module")
 def ca() -> trustme.CA:
     return trustme.CA()
-
-
-def client(origin: str, env: dict[str, str], ca: trustme.CA | None) -> HttpClient:
-    transport = HttpTransport(
-        env=env,
-        ssl_context=client_tls(ca) if ca else None,
-        timeouts=Timeouts(connect=3, write=3, idle=3, first_event=10),
-    )
-    return HttpClient("mock", origin, {}, transport=transport)
-
-
-async def stream(http: HttpClient, origin: SteppedStream | None = None) -> list[str]:
-    """The events' data, telling `origin` as soon as each arrives."""
-    got: list[str] = []
-    try:
-        async for _, data in http.events("/v1/x", {}, PassThrough()):
-            got.append(data)
-            if origin is not None:
-                origin.heard.set()
-    finally:
-        await http.aclose()
-    return got
 
 
 async def test_an_https_stream_through_an_https_proxy(ca: trustme.CA):
@@ -47,8 +29,8 @@ async def test_an_https_stream_through_an_https_proxy(ca: trustme.CA):
         Server(proxy.handle, tls=server_tls(ca)) as hop,
     ):
         env = {"HTTPS_PROXY": f"https://me:p%40ss@localhost:{hop.port}"}
-        http = client(f"https://localhost:{server.port}", env, ca)
-        assert await stream(http, origin) == ["1", "2"]
+        http = proxied_client(f"https://localhost:{server.port}", env, ca)
+        assert await events(http, origin) == ["1", "2"]
     assert origin.streamed  # the first event arrived before the origin sent the second
     (head,) = proxy.heads
     assert head.startswith(f"CONNECT localhost:{server.port} HTTP/1.1\r\n".encode())
@@ -63,8 +45,8 @@ async def test_plain_http_through_an_https_proxy_is_forwarded_over_tls(ca: trust
         Server(proxy.handle, tls=server_tls(ca)) as hop,
     ):
         env = {"HTTP_PROXY": f"https://me:pw@127.0.0.1:{hop.port}"}
-        http = client(f"http://127.0.0.1:{server.port}", env, ca)
-        assert await stream(http, origin) == ["1", "2"]
+        http = proxied_client(f"http://127.0.0.1:{server.port}", env, ca)
+        assert await events(http, origin) == ["1", "2"]
     assert origin.streamed
     (head,) = proxy.heads
     assert head.startswith(f"POST http://127.0.0.1:{server.port}/v1/x HTTP/1.1\r\n".encode())
@@ -83,7 +65,7 @@ async def test_no_proxy_bypasses_an_https_proxy(ca: trustme.CA):
             (near, f"https://127.0.0.1:{direct.port}"),
             (far, f"https://localhost:{proxied.port}"),
         ):
-            assert await stream(client(url, env, ca), origin) == ["1", "2"]
+            assert await events(proxied_client(url, env, ca), origin) == ["1", "2"]
     (head,) = proxy.heads  # 127.0.0.1 went direct
     assert head.startswith(f"CONNECT localhost:{proxied.port} ".encode())
     assert (direct.connections, proxied.connections, hop.connections) == (1, 1, 1)
@@ -94,7 +76,7 @@ async def test_a_refused_login_is_an_auth_error_without_the_password(ca: trustme
     async with Server(proxy.handle, tls=server_tls(ca)) as hop:
         env = {"HTTPS_PROXY": f"https://me:hunter22@localhost:{hop.port}"}
         with pytest.raises(ProviderError) as caught:
-            await stream(client("https://api.example.test", env, ca))
+            await events(proxied_client("https://api.example.test", env, ca))
     assert len(proxy.heads) == 1  # it did ask, over TLS
     assert caught.value.kind == "auth" and not caught.value.retryable
     assert caught.value.message == (
@@ -107,7 +89,7 @@ async def test_an_https_proxy_with_an_untrusted_certificate(ca: trustme.CA):
     async with Server(Proxy().handle, tls=server_tls(ca)) as hop:
         env = {"HTTPS_PROXY": f"https://me:hunter22@localhost:{hop.port}"}
         with pytest.raises(ProviderError) as caught:
-            await stream(client("https://api.example.test", env, None))  # the system's CAs
+            await events(proxied_client("https://api.example.test", env, None))  # the system's CAs
     assert caught.value.kind == "network"
     assert caught.value.message.startswith(
         f"mock: cannot connect to api.example.test:443 through https://localhost:{hop.port}: "

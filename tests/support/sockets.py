@@ -8,6 +8,10 @@ from collections.abc import Awaitable, Callable
 
 import trustme
 
+from auger.llm.http import HttpClient
+from auger.llm.provider import PassThrough
+from auger.llm.transport import HttpTransport, Timeouts
+
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
 
@@ -87,17 +91,7 @@ class Proxy:
         up_reader, up_writer = await asyncio.open_connection(host, int(port))
         up_writer.write(rest)
         self.heads.append(head)
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            while data := await src.read(65536):
-                dst.write(data)
-                await dst.drain()
-            dst.close()
-
-        try:
-            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-        finally:
-            up_writer.close()
+        await splice(reader, writer, up_reader, up_writer)
 
 
 def server_tls(ca: trustme.CA) -> ssl.SSLContext:
@@ -142,3 +136,47 @@ class SteppedStream:
 
 def _chunk(data: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+def proxied_client(origin: str, env: dict[str, str], ca: trustme.CA | None) -> HttpClient:
+    """An HTTP client for `origin` whose transport reads its proxy from `env`, trusting `ca`
+    (the system's CAs when `None`)."""
+    transport = HttpTransport(
+        env=env,
+        ssl_context=client_tls(ca) if ca else None,
+        timeouts=Timeouts(connect=3, write=3, idle=3, first_event=10),
+    )
+    return HttpClient("mock", origin, {}, transport=transport)
+
+
+async def events(http: HttpClient, origin: SteppedStream | None = None) -> list[str]:
+    """The events' data, telling `origin` as soon as each arrives; the client is closed."""
+    got: list[str] = []
+    try:
+        async for _, data in http.events("/v1/x", {}, PassThrough()):
+            got.append(data)
+            if origin is not None:
+                origin.heard.set()
+    finally:
+        await http.aclose()
+    return got
+
+
+async def splice(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    up_reader: asyncio.StreamReader,
+    up_writer: asyncio.StreamWriter,
+) -> None:
+    """Copy bytes both ways between a client and its upstream until both ends close."""
+
+    async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+        while data := await src.read(65536):
+            dst.write(data)
+            await dst.drain()
+        dst.close()
+
+    try:
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+    finally:
+        up_writer.close()

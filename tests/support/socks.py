@@ -10,6 +10,8 @@ import struct
 
 import msgspec
 
+from support.sockets import splice
+
 
 class Asked(msgspec.Struct, frozen=True):
     """One CONNECT request: the SOCKS version, how the address came (`ipv4`, `ipv6`, `name`),
@@ -48,17 +50,7 @@ class SocksProxy:
         writer.write(
             b"\x05\x00\x00\x01\x7f\x00\x00\x01\x00\x00" if version == 5 else b"\x00\x5a" + bytes(6)
         )
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            while data := await src.read(65536):
-                dst.write(data)
-                await dst.drain()
-            dst.close()
-
-        try:
-            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-        finally:
-            up_writer.close()
+        await splice(reader, writer, up_reader, up_writer)
 
     async def _socks5(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
