@@ -20,23 +20,14 @@ import os
 import statistics
 import sys
 
-from bench_terminal import render_cpu  # the one way the benchmarks time the renderer
+from bench_terminal import BLOCKS, render_cpu  # the terminal benchmark's reply and timing
 
 TARGET = 20e-6
-
-PARAGRAPH = (
-    "The **runtime** streams `records` to every host, and the _terminal_ renders them as they "
-    "arrive; see [the spec](https://example.com/spec) for the ~~old~~ exact contract."
-)
-CODE = "```python\ndef render(record):\n    # one line at a time\n    return f'{record.type}'\n```"
-LIST = "- first point with `code`\n- second point, a little longer than the first\n  - nested"
-TABLE = "| name | size |\n|---|---|\n| read | 1.2k |\n| edit | 900 |"
 
 
 def mixed() -> str:
     """Many short blocks: paragraphs, lists, headings, code, tables (about 5,000 words)."""
-    blocks = [PARAGRAPH, LIST, "## A heading", CODE, PARAGRAPH, TABLE]
-    return "\n\n".join(blocks * 40)
+    return "\n\n".join(BLOCKS * 40)
 
 
 def long_list() -> str:

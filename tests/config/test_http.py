@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -95,7 +97,11 @@ async def test_a_silent_server_ends_the_turn_after_the_idle_timeout(tmp_path: Pa
     assert end.error["message"] == "local: no data from 127.0.0.1 for 0.2 s (http.idle_timeout)"
 
 
-async def test_a_runtime_reaches_its_provider_through_the_proxy_in_its_env(tmp_path: Path):
+async def ask_through(
+    tmp: Path, proxy_env: Callable[[int], dict[str, str]], handle: Any
+) -> tuple[str, int]:
+    """A Runtime's answer from a local provider, reached through the proxy `handle` serves
+    (its port given to `proxy_env`), and the provider's port."""
     reply = text("Hello through the proxy.").body
 
     async def origin(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -106,44 +112,31 @@ async def test_a_runtime_reaches_its_provider_through_the_proxy_in_its_env(tmp_p
         )
         await writer.drain()
 
-    proxy = Proxy()
-    async with Server(origin) as server, Server(proxy.handle) as hop:
-        base = f"http://127.0.0.1:{server.port}/v1"
+    async with Server(origin) as server, Server(handle) as hop:
+        base = f"http://localhost:{server.port}/v1"
         settings = {"providers": {"local": {"api": "chat-completions", "base_url": base}}}
-        env = {"HTTP_PROXY": f"http://127.0.0.1:{hop.port}"}
         runtime = Runtime(
-            "local/m", settings=settings, env=env, home=tmp_path, cwd=tmp_path, bundled=False
+            "local/m", settings=settings, env=proxy_env(hop.port), home=tmp, cwd=tmp, bundled=False
         )
         try:
             answer = await runtime.ask("hi")
         finally:
             await runtime.close()
-    assert answer.text == "Hello through the proxy."
-    assert proxy.heads[0].startswith(f"POST {base}/chat/completions HTTP/1.1".encode())
+    return answer.text, server.port
+
+
+async def test_a_runtime_reaches_its_provider_through_the_proxy_in_its_env(tmp_path: Path):
+    proxy = Proxy()
+    env = lambda port: {"HTTP_PROXY": f"http://127.0.0.1:{port}"}  # noqa: E731
+    answer, port = await ask_through(tmp_path, env, proxy.handle)
+    assert answer == "Hello through the proxy."
+    wanted = f"POST http://localhost:{port}/v1/chat/completions HTTP/1.1"
+    assert proxy.heads[0].startswith(wanted.encode())
 
 
 async def test_a_runtime_reaches_its_provider_through_a_socks_proxy_in_its_env(tmp_path: Path):
-    reply = text("Hello through SOCKS.").body
-
-    async def origin(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await read_request(reader)
-        writer.write(
-            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-            b"content-length: %d\r\n\r\n%s" % (len(reply), reply)
-        )
-        await writer.drain()
-
     proxy = SocksProxy(credentials=("me", "pw"))
-    async with Server(origin) as server, Server(proxy.handle) as hop:
-        base = f"http://localhost:{server.port}/v1"
-        settings = {"providers": {"local": {"api": "chat-completions", "base_url": base}}}
-        env = {"ALL_PROXY": f"socks5h://me:pw@127.0.0.1:{hop.port}"}
-        runtime = Runtime(
-            "local/m", settings=settings, env=env, home=tmp_path, cwd=tmp_path, bundled=False
-        )
-        try:
-            answer = await runtime.ask("hi")
-        finally:
-            await runtime.close()
-    assert answer.text == "Hello through SOCKS."
-    assert proxy.asked == [Asked(5, "name", "localhost", server.port, "me")]
+    env = lambda port: {"ALL_PROXY": f"socks5h://me:pw@127.0.0.1:{port}"}  # noqa: E731
+    answer, port = await ask_through(tmp_path, env, proxy.handle)
+    assert answer == "Hello through the proxy."
+    assert proxy.asked == [Asked(5, "name", "localhost", port, "me")]
