@@ -40,6 +40,22 @@ def test_workspace_write_binds_the_project_and_a_private_temp(tmp_path: Path) ->
     assert not Path(temp).exists()
 
 
+def test_a_git_folder_a_running_command_s_sandbox_made_stays_held_empty(tmp_path: Path) -> None:
+    box = Sandbox("workspace-write", tmp_path, explicit=True, bwrap="/usr/bin/bwrap")
+    git = str(tmp_path / ".git")
+    first, _ = box.wrap(["sleep", "9"], tmp_path, {})  # no .git: held by an empty read-only one
+    assert first[first.index("--tmpfs", first.index(git) - 2) + 1] == git
+    (tmp_path / ".git").mkdir()  # bwrap made the mount point while the first command runs
+    second, _ = box.wrap(["true"], tmp_path, {})
+    binds = [second[i + 1] for i, a in enumerate(second) if a == "--bind"]
+    assert git not in binds  # never bound writable, nothing made inside it
+    assert not any(a.startswith(git + "/") for a in second)
+    assert second[second.index(git) - 1] == "--tmpfs"
+    box.release(), box.release()
+    assert not (tmp_path / ".git").exists()  # the last to end removes the mount point
+    box.close()
+
+
 def test_read_only_binds_only_the_temp_and_network_can_be_allowed(tmp_path: Path) -> None:
     box = Sandbox("read-only", tmp_path, network=True, explicit=True, bwrap="bwrap")
     argv, _ = box.wrap(["sh"], tmp_path, {})
