@@ -16,7 +16,7 @@ from auger.bus import Bus
 from auger.config.errors import ConfigError
 from auger.engine import commands as engine_commands
 from auger.engine import prompt
-from auger.engine.compact import compact as compact_now
+from auger.engine.compact import Compaction
 from auger.engine.context import Context
 from auger.engine.models import ModelResolver
 from auger.engine.registry import Registry
@@ -164,7 +164,9 @@ class Engine:
 
     async def compact(self, instruction: str | None = None) -> bool:
         """Summarise the older part of the conversation now."""
-        return await compact_now(self.state, self.stream, self.bus, instruction, automatic=False)
+        system, tools = self.state.prompt()
+        compaction = Compaction.of(self.state, self.stream, self.bus)
+        return await compaction.run(system, tools, instruction, automatic=False)
 
     async def refresh_credentials(self) -> None:
         """Read the stored credentials again; the current provider is rebuilt when it can be."""

@@ -6,7 +6,7 @@ import asyncio
 
 from auger.bus import Bus
 from auger.engine.attempt import Attempt, Exchange
-from auger.engine.compact import compact
+from auger.engine.compact import Compaction
 from auger.engine.state import AgentState
 from auger.engine.stream import Stream
 from auger.events import Context, ErrorEvent
@@ -81,8 +81,8 @@ async def call_model(
             overflow = err.kind == "context_overflow"
             if overflow and limits.compaction.enabled and not steps.overflow_retried:
                 steps.overflow_retried = True
-                if not attempt.builder.produced and await compact(
-                    state, stream, bus, automatic=True, system=system, tools=tools
+                if not attempt.builder.produced and await Compaction.of(state, stream, bus).run(
+                    system, tools, automatic=True
                 ):
                     continue
             if (

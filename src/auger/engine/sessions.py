@@ -6,8 +6,7 @@ import os
 from pathlib import Path
 
 from auger.bus import Bus
-from auger.engine.attempt import Exchange
-from auger.engine.compact import summarize
+from auger.engine.compact import Compaction
 from auger.engine.state import AgentState, Opening, Place
 from auger.engine.stream import Stream
 from auger.events import SessionBeforeFork, SessionBeforeSwitch
@@ -90,7 +89,8 @@ class Sessions:
             target = {e.id for e in session.branch(entry_id)} if entry_id else set()
             if any(e.id not in target and isinstance(e, MessageEntry) for e in session.branch()):
                 asked = branch_summary_messages(state.conversation.messages)
-                summary = await summarize(state, Exchange(self._bus), asked)
+                compaction = Compaction.of(state, self._stream, self._bus)
+                summary = await compaction.summarize(asked, *state.prompt())
         session.set_leaf(entry_id, summary or None)
         state.conversation.rebuild()
 

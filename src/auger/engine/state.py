@@ -11,7 +11,7 @@ import msgspec
 
 from auger.engine.registry import Registry
 from auger.llm.errors import RetryPolicy
-from auger.llm.provider import Model, Provider
+from auger.llm.provider import Model, Provider, ToolSpec
 from auger.llm.usage import Usage
 from auger.session.conversation import Conversation
 from auger.tools.base import Tool
@@ -229,6 +229,10 @@ class AgentState:
     def use(self, model: Model, provider: Provider) -> None:
         """Talk to `model` through `provider` from the next model call on."""
         self._model, self._provider = model, provider
+
+    def prompt(self) -> tuple[str, tuple[ToolSpec, ...]]:
+        """The system prompt and the tools a request made now would carry (between turns)."""
+        return self.registry.system_prompt(), tuple(t.spec for t in self.tools.values())
 
     def workplace(self) -> Workplace:
         """Where tools run (the dispatch's and `!command`'s)."""

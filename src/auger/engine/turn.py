@@ -8,7 +8,7 @@ import asyncio
 import msgspec
 
 from auger.bus import Bus
-from auger.engine.compact import compact, is_full
+from auger.engine.compact import Compaction
 from auger.engine.dispatch import Dispatch
 from auger.engine.retry import Failure, Steps, call_model
 from auger.engine.state import AgentState
@@ -16,6 +16,7 @@ from auger.engine.stream import Stream
 from auger.events import AgentEnd, AgentStart, BeforeAgentStart, BeforeRequest, Idle, TurnStart
 from auger.llm.arguments import too_deep
 from auger.llm.messages import AssistantMessage, TextPart, ToolCall, UserMessage, UserPart
+from auger.llm.provider import ToolSpec
 from auger.llm.records import Record
 from auger.llm.usage import Usage
 from auger.records import StopReason, TurnEnd, TurnError
@@ -111,7 +112,7 @@ async def _turn(state: AgentState, stream: Stream, bus: Bus, turn: Turn) -> None
         if state.boundary is not None:
             await state.boundary()
         await _report_jobs(state, stream)
-        await _keep_room(state, stream, bus, turn, system)
+        await _keep_room(state, stream, bus, turn, system, tools)
         try:
             message = await call_model(state, stream, bus, steps, system, tools)
         except asyncio.CancelledError:
@@ -180,12 +181,20 @@ async def _report_jobs(state: AgentState, stream: Stream) -> None:
     state.conversation.append(UserMessage.of(state.jobs.notice(exits)))
 
 
-async def _keep_room(state: AgentState, stream: Stream, bus: Bus, turn: Turn, system: str) -> None:
+async def _keep_room(
+    state: AgentState,
+    stream: Stream,
+    bus: Bus,
+    turn: Turn,
+    system: str,
+    tools: tuple[ToolSpec, ...],
+) -> None:
     """Compact before a model call that would not fit (or say so, when compaction is off)."""
-    if not is_full(state, system):
+    compaction = Compaction.of(state, stream, bus)
+    if not compaction.is_full(system):
         return
     if state.limits.compaction.enabled:
-        await compact(state, stream, bus, automatic=True, system=system)
+        await compaction.run(system, tools, automatic=True)
     elif not turn.warned_full:
         turn.warned_full = True
         stream.notify(
