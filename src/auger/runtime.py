@@ -55,8 +55,9 @@ class Runtime(Synchronous):
     """An agent you embed: give it a model, prompt it, read the records it streams.
 
     Everything that varies is injected: `env` (API keys, `AUGER_HOME`), `home` (`~/.auger`),
-    `cwd`, `clock` (monotonic seconds), `host` (what it may ask), `settings`. The Runtime never
-    prints and never reads the process environment unless `env` is left to its default.
+    `cwd`, `clock` (monotonic seconds), `host` (what it may ask), `settings` (a mapping, held
+    to the schema; `None` reads the files; `loader.build` passes those it read). The Runtime
+    never prints and never reads the process environment unless `env` is left to its default.
     """
 
     def __init__(
