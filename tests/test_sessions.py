@@ -15,6 +15,7 @@ from auger.session.store import SessionFile
 from auger.session.tree import render
 from auger.tools.base import tool
 from support.context import conversation
+from support.hosts import Watching
 from support.runtime import collect, make_runtime
 
 ran: list[str] = []
@@ -172,11 +173,14 @@ async def test_navigate_with_a_branch_summary(tmp_path: Path) -> None:
     provider = ScriptedProvider(
         [Reply.of("a1"), Reply.of("b1"), Reply.of("tried two, got b1"), Reply.of("c1")]
     )
-    rt = make_runtime(tmp_path, provider)
+    host = Watching()
+    rt = make_runtime(tmp_path, provider, host=host)
     await collect(rt, "one")
     anchor = rt.session.leaf_id
     await collect(rt, "two")
     await rt.navigate(anchor, summarize=True)
+    label = "summarizing the branch you left"  # the host shows it while the model summarises
+    assert host.shown == [("start", label), ("end", label, None)]
     # the summary request continues the branch being left (a cached prefix), then asks
     asked = provider.requests[2].messages
     assert [m.text for m in conversation(asked[:-1])] == ["one", "a1", "two", "b1"]

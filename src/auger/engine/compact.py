@@ -66,9 +66,14 @@ class Compaction:
         return self.conversation.context_tokens(system) > window - self.settings.reserve(window)
 
     async def summarize(
-        self, messages: Sequence[Message], system: str, tools: tuple[ToolSpec, ...]
+        self,
+        messages: Sequence[Message],
+        system: str,
+        tools: tuple[ToolSpec, ...],
+        label: str = "compacting the conversation",
     ) -> str:
-        """Ask the model for the structured summary; its usage goes to the ledger.
+        """Ask the model for the structured summary, the host showing `label` meanwhile; its
+        usage goes to the ledger.
 
         Sent as the turn's own requests are (system prompt, tools, reasoning, cache key), so it
         continues their cached prefix."""
@@ -83,11 +88,13 @@ class Compaction:
         )
         pieces: list[str] = []
         usage = Usage()
-        async for record in self.provider.stream(request, Exchange(self.bus)):
-            if type(record) is TextDelta:
-                pieces.append(record.content)
-            elif isinstance(record, TokenUsageDone):
-                usage = record.usage
+        exchange = Exchange(self.bus)
+        async with exchange.progress(label):
+            async for record in self.provider.stream(request, exchange):
+                if type(record) is TextDelta:
+                    pieces.append(record.content)
+                elif isinstance(record, TokenUsageDone):
+                    usage = record.usage
         self.ledger.add(usage)
         return "".join(pieces).strip()
 
@@ -121,8 +128,7 @@ class Compaction:
         if summary is None:
             try:
                 messages = summary_messages(branch, planned, out.event.instruction)
-                async with Exchange(self.bus).progress("compacting the conversation"):
-                    summary = await self.summarize(messages, system, tools)
+                summary = await self.summarize(messages, system, tools)
             except ProviderError as exc:
                 stream.notify(f"compaction failed: {exc.message}", "error")
                 return False

@@ -90,7 +90,9 @@ class Sessions:
             if any(e.id not in target and isinstance(e, MessageEntry) for e in session.branch()):
                 asked = branch_summary_messages(state.conversation.messages)
                 compaction = Compaction.of(state, self._stream, self._bus)
-                summary = await compaction.summarize(asked, *state.prompt())
+                system, tools = state.prompt()
+                label = "summarizing the branch you left"
+                summary = await compaction.summarize(asked, system, tools, label)
         session.set_leaf(entry_id, summary or None)
         state.conversation.rebuild()
 
