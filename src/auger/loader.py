@@ -122,26 +122,25 @@ def _project_files(home: Path, cwd: Path) -> list[Source]:
     return _files(project_root(cwd, home) / ".auger" / "extensions", "project")
 
 
-def _waiting(home: Path, cwd: Path, files: Files | None) -> list[str]:
-    """What the untrusted project has that applies only once trusted: the settings keys
-    that need trust and its extension files."""
-    ignored = list(combine(files, trusted=False).ignored) if files is not None else []
-    return [
-        *ignored,
-        *(f".auger/extensions/{s.path.name}" for s in _project_files(home, cwd) if s.path),
-    ]
+def _named(project: Sequence[Source]) -> list[str]:
+    """The project's extension files, as a trust question or notice names them."""
+    return [f".auger/extensions/{s.path.name}" for s in project if s.path]
 
 
 _asked: set[Path] = set()  # projects whose trust question was answered in this process
 
 
-async def _trusted(home: Path, cwd: Path, host: Host, files: Files | None) -> bool:
+async def _trusted(
+    home: Path, cwd: Path, host: Host, files: Files | None, extensions: Sequence[Source]
+) -> bool:
     """Whether the project is trusted, asking once per process when it has something that
-    waits for trust and the host can confirm; a yes is remembered."""
+    waits for trust (a settings key that needs it, an extension file) and the host can
+    confirm; a yes is remembered."""
     store = TrustStore(home)
     if store.is_trusted(cwd):
         return True
-    waiting = _waiting(home, cwd, files)
+    ignored = list(combine(files, trusted=False).ignored) if files is not None else []
+    waiting = [*ignored, *_named(extensions)]
     project = project_root(cwd, home)
     if not waiting or project in _asked or "confirm" not in host.capabilities:
         return False
@@ -171,24 +170,24 @@ class Discovered(msgspec.Struct, frozen=True):
 def discover(
     home: Path,
     cwd: Path,
+    project: Sequence[Source],
     *,
     trusted: bool,
     paths: Sequence[str] = (),
     discovered: bool = True,
 ) -> Discovered:
-    """Every extension source for a session: packages, the user's files, the project's (when
-    `trusted`), then `paths`, the `--extension` files (a missing one is a `ConfigError`);
-    `discovered=False` (`--no-extensions`) skips all but `paths`."""
+    """Every extension source for a session: packages, the user's files, the `project`'s
+    (when `trusted`), then `paths`, the `--extension` files (a missing one is a
+    `ConfigError`); `discovered=False` (`--no-extensions`) skips all but `paths`."""
     sources: list[Source] = []
     untrusted: list[str] = []
     if discovered:
         sources += installed(home, cwd)
         sources += _files(home / "extensions", "user")
-        project = _project_files(home, cwd)
         if trusted:
             sources += project
         else:
-            untrusted = [f".auger/extensions/{s.path.name}" for s in project if s.path]
+            untrusted = _named(project)
     for raw in paths:
         path = (cwd / raw).expanduser()
         if path.is_dir():
@@ -283,9 +282,10 @@ async def build(
     home = Path(options.home) if options.home else auger_home(env)
     host = host or NullHost()
     files = None if options.settings is not None else read(home, cwd)
-    trusted = await _trusted(home, cwd, host, files)
+    project = _project_files(home, cwd)
+    trusted = await _trusted(home, cwd, host, files, project)
     found = discover(
-        home, cwd, trusted=trusted, paths=options.extensions, discovered=options.discover
+        home, cwd, project, trusted=trusted, paths=options.extensions, discovered=options.discover
     )
     _check_rules(options.allow + options.deny, "")
     if files is None:

@@ -1,4 +1,6 @@
-"""The engine under the Runtime: state, stream, turn, attempt, retry, dispatch, compaction.
+"""The engine under the Runtime: the Engine (one session, owning its state, stream and bus) and
+its parts — state, stream, runner, turn, attempt, retry, dispatch, compaction, sessions.
 
-Each part takes the narrow dependencies it needs; nothing here imports the Runtime.
+The dispatch, an attempt and a compaction are built with what they use; nothing here imports
+the Runtime or calls it.
 """

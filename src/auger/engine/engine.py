@@ -74,7 +74,7 @@ class Engine:
         stream.bus = self.bus
         self.ctx = Context(state, stream, self.bus, host, self)
         self.bus.ctx = self.ctx
-        self._runner = Runner(state, stream, self.reload_if_changed)
+        self._runner = Runner(state, stream)
         self._sessions = Sessions(state, stream, self.bus)
 
     def load(self, extensions: Extensions, check: Check) -> None:

@@ -17,14 +17,11 @@ _END = object()
 
 
 class Runner:
-    """One stream at a time on a Runtime; `cancel` is safe from any thread or a signal."""
+    """One stream at a time on an Engine; `cancel` is safe from any thread or a signal."""
 
-    def __init__(
-        self, state: AgentState, stream: Stream, boundary: Callable[[], Awaitable[None]]
-    ) -> None:
+    def __init__(self, state: AgentState, stream: Stream) -> None:
         self._state = state
         self._stream = stream
-        self._boundary = boundary
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -56,8 +53,9 @@ class Runner:
     ) -> None:
         state, stream = self._state, self._stream
         try:
-            if check_reload:  # a prompt sees extension files changed since the last one
-                await self._boundary()
+            # a prompt sees the extension files changed since the last one
+            if check_reload and state.boundary is not None:
+                await state.boundary()
             root = str(state.place.cwd)
             opening: list[Record] = []
             if state.opening == "reload":

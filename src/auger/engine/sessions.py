@@ -38,7 +38,8 @@ def enter(state: AgentState, stream: Stream, session: SessionFile, opening: Open
 
 
 class Sessions:
-    """The session operations of the Runtime's API, each asking the extensions first."""
+    """The Engine's session operations (fork, new, switch, navigate), each asking the
+    extensions first."""
 
     def __init__(self, state: AgentState, stream: Stream, bus: Bus) -> None:
         self._state = state

@@ -184,7 +184,6 @@ class AgentState:
         settings: Mapping[str, Any],
         *,
         allow: Sequence[str] | None = None,
-        boundary: Callable[[], Awaitable[None]] | None = None,
         sandbox: Sandbox | None = None,
     ) -> None:
         self.place = place
@@ -199,11 +198,12 @@ class AgentState:
         """Where `bash`, `write` and `edit` may write (SPEC §6)."""
         self.ledger = Ledger(Usage())
         self.allow = None if allow is None else frozenset(allow)
-        self.boundary = boundary
-        """Run at each request boundary (the Runtime reloads changed extension files)."""
+        self.boundary: Callable[[], Awaitable[None]] | None = None
+        """Run at each request boundary and before each prompt (the Engine's: it reloads
+        changed extension files); a child agent's has none."""
         self.quit_requested = False
         self.models: ModelResolver | None = None
-        """What turns `provider/name` into a model (the Runtime's; a sub-agent's definition
+        """What turns `provider/name` into a model (the Engine's; a sub-agent's definition
         may name its own model)."""
         self.end_with: str | None = None
         """Set by a tool that ends the turn after its round (a plan presented headless): the
@@ -232,7 +232,11 @@ class AgentState:
 
     def prompt(self) -> tuple[str, tuple[ToolSpec, ...]]:
         """The system prompt and the tools a request made now would carry (between turns)."""
-        return self.registry.system_prompt(), tuple(t.spec for t in self.tools.values())
+        return self.registry.system_prompt(), self.tool_specs()
+
+    def tool_specs(self) -> tuple[ToolSpec, ...]:
+        """What the model is told of the tools it may call now."""
+        return tuple(t.spec for t in self.tools.values())
 
     def workplace(self) -> Workplace:
         """Where tools run (the dispatch's and `!command`'s)."""

@@ -104,7 +104,7 @@ async def _turn(state: AgentState, stream: Stream, bus: Bus, turn: Turn) -> None
     conversation.append(UserMessage((TextPart(added.event.prompt), *turn.attachments)))
     # the system prompt and the tools stay byte-identical for the whole turn, so every
     # request of it is a prefix of the next (caches reuse it; signed thinking stays valid)
-    tools = tuple(t.spec for t in state.tools.values())
+    tools = state.tool_specs()
     steps = Steps()
     dispatch = Dispatch(lambda: state.tools, state.workplace(), conversation.append, stream, bus)
     responses = 0
